@@ -1,0 +1,6 @@
+//===- NNOps.cpp - NN paddle ops ------------------------------------===//
+
+#include "dialects/Paddle/IR/PaddleOps.h"
+
+using namespace mlir;
+using namespace mlir::paddle;

@@ -1,0 +1,93 @@
+//===- PaddleBase.td - paddle dialect base definitions ------*- tablegen -*-===//
+//
+// The dialect, its type constraints and the base class of every op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PADDLE_BASE_TD
+#define PADDLE_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Paddle_Dialect : Dialect {
+  let name = "paddle";
+  let cppNamespace = "::mlir::paddle";
+  let summary = "High-level tensor operations with NumPy/ONNX semantics.";
+  let description = [{
+    The `paddle` dialect holds models as captured by the frontend and the
+    importers. Every op works on ranked tensors whose dims may be dynamic
+    (`?`). Element types are `f32`, `f16`, `bf16`, `f64`, `i1`, `i8`, `i32`
+    and `i64` (signless integers are read as signed; `i1` is a boolean).
+
+    Binary elementwise ops broadcast their operands as NumPy does: shapes are
+    aligned at their trailing dims and a dim of size 1 stretches to match the
+    other. Where a dim is dynamic on both sides, the two sizes must be equal at
+    run time (a dynamic dim is never assumed to be 1). Operands of one op share
+    one element type: conversions are explicit (`paddle.cast`).
+
+    The dialect is lowered to `linalg`/`tensor`/`arith`/`math` by
+    `--paddle-convert-paddle-to-linalg`, and all the way to the LLVM dialect by
+    the `paddle-cpu-pipeline` pipeline.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Paddle_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
+def Paddle_IntElement : AnyTypeOf<[I8, I32, I64]>;
+def Paddle_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+
+def Paddle_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+def Paddle_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+/// Numbers that arithmetic applies to: every element type but i1.
+def Paddle_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I32, I64]>;
+def Paddle_IntOrBoolTensor : RankedTensorOf<[I1, I8, I32, I64]>;
+def Paddle_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Paddle_BoolTensor : RankedTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Paddle_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Paddle_Dialect, mnemonic, traits>;
+
+/// Result types are inferred by one shared function (TypeInference.h), which
+/// the verifier, the builders without result types and the Python tracer all
+/// call. A written result type only has to be compatible with the inferred
+/// one: a static dim may stand where `?` is inferred and the other way round.
+class Paddle_InferTypesWith<code body> : TraitList<[
+  DeclareOpInterfaceMethods<InferTypeOpInterface>,
+  NativeOpTrait<"InferTypeOpAdaptor", [], [{
+    static ::llvm::LogicalResult
+    inferReturnTypes(::mlir::MLIRContext *context,
+                     std::optional<::mlir::Location> location, Adaptor adaptor,
+                     ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+  }] # body # [{
+    }
+    static bool isCompatibleReturnTypes(::mlir::TypeRange l,
+                                        ::mlir::TypeRange r) {
+      return ::mlir::paddle::areCompatibleReturnTypes(l, r);
+    }
+  }], [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::OpaqueProperties properties, ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      $cppClass::Adaptor adaptor(operands, attributes, properties, regions);
+      return $cppClass::inferReturnTypes(context, location, adaptor,
+                                         inferredReturnTypes);
+    }
+  }]>
+]>;
+
+#endif // PADDLE_BASE_TD

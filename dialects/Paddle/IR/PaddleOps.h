@@ -1,0 +1,26 @@
+//===- PaddleOps.h - paddle dialect ------------------------------*- C++ -*-===//
+
+#ifndef PADDLE_DIALECT_PADDLE_IR_PADDLEOPS_H
+#define PADDLE_DIALECT_PADDLE_IR_PADDLEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/Paddle/IR/TypeInference.h"
+
+#include "dialects/Paddle/IR/PaddleDialect.h.inc"
+#include "dialects/Paddle/IR/PaddleEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Paddle/IR/PaddleAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Paddle/IR/PaddleOps.h.inc"
+
+#endif // PADDLE_DIALECT_PADDLE_IR_PADDLEOPS_H

@@ -1,0 +1,16 @@
+//===- PaddleOps.td - paddle dialect ops ---------------------*- tablegen -*-===//
+//
+// All ops of the dialect, one file per category.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PADDLE_OPS_TD
+#define PADDLE_OPS_TD
+
+include "dialects/Paddle/IR/PaddleBase.td"
+include "dialects/Paddle/IR/PaddleElementwiseOps.td"
+include "dialects/Paddle/IR/PaddleShapeOps.td"
+include "dialects/Paddle/IR/PaddleReductionOps.td"
+include "dialects/Paddle/IR/PaddleNNOps.td"
+
+#endif // PADDLE_OPS_TD

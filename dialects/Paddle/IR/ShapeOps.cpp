@@ -1,0 +1,6 @@
+//===- ShapeOps.cpp - Shape paddle ops ------------------------------------===//
+
+#include "dialects/Paddle/IR/PaddleOps.h"
+
+using namespace mlir;
+using namespace mlir::paddle;

@@ -1,0 +1,58 @@
+//===- Jit.h - compile a paddle module and call it in process ----*- C++ -*-===//
+//
+// The JIT used by paddle-run (and the Python package): runs the CPU pipeline
+// on a module, hands it to MLIR's ExecutionEngine and exposes each public
+// function as a runtime signature plus packed entry point, so calls go
+// through the same runtime code as ahead-of-time artifacts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PADDLE_EXECUTION_JIT_H
+#define PADDLE_EXECUTION_JIT_H
+
+#include "paddle_runtime/runtime.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+namespace paddle {
+
+/// One callable function of a JIT-compiled module.
+struct JitFunction {
+  std::string name;
+  std::vector<paddle_tensor_spec_t> inputs, outputs;
+  paddle_function_signature_t signature{};
+  paddle_packed_fn_t entry = nullptr;
+};
+
+class JitModule {
+public:
+  /// Lowers `module` (in place) with the CPU pipeline and JIT-compiles it.
+  /// Every public function must take and return ranked tensors of supported
+  /// element types; errors name the function and argument.
+  static llvm::Expected<std::unique_ptr<JitModule>>
+  create(ModuleOp module, unsigned optLevel = 3);
+  ~JitModule();
+
+  /// The function named `name`, or, when `name` is empty and the module has
+  /// exactly one public function, that one.
+  llvm::Expected<const JitFunction *> lookup(llvm::StringRef name) const;
+
+  const std::vector<JitFunction> &functions() const { return functions_; }
+
+private:
+  JitModule() = default;
+  std::unique_ptr<ExecutionEngine> engine_;
+  std::vector<JitFunction> functions_;
+};
+
+} // namespace paddle
+} // namespace mlir
+
+#endif // PADDLE_EXECUTION_JIT_H

@@ -1,0 +1,221 @@
+//===- LoweringUtils.cpp - helpers shared by the paddle lowerings ---------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::paddle;
+
+SmallVector<OpFoldResult> mlir::paddle::getMixedSizes(OpBuilder &b,
+                                                      Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (type.isDynamicDim(i))
+      sizes.push_back(tensor::DimOp::create(b, loc, v, i).getResult());
+    else
+      sizes.push_back(b.getIndexAttr(type.getDimSize(i)));
+  }
+  return sizes;
+}
+
+SmallVector<Value>
+mlir::paddle::getBroadcastDynamicSizes(OpBuilder &b, Location loc,
+                                       RankedTensorType resultType,
+                                       ValueRange operands) {
+  int64_t rank = resultType.getRank();
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    // The result size of dim d: a static size when any operand has one other
+    // than 1, else the first dynamic operand dim.
+    Value size;
+    int64_t staticSize = resultType.isDynamicDim(d)
+                             ? ShapedType::kDynamic
+                             : resultType.getDimSize(d);
+    for (Value operand : operands) {
+      auto t = cast<RankedTensorType>(operand.getType());
+      int64_t od = d - (rank - t.getRank());
+      if (od < 0)
+        continue;
+      int64_t s = t.getDimSize(od);
+      if (!ShapedType::isDynamic(s) && s != 1 &&
+          ShapedType::isDynamic(staticSize))
+        staticSize = s;
+    }
+    if (!ShapedType::isDynamic(staticSize))
+      size = arith::ConstantIndexOp::create(b, loc, staticSize);
+    for (Value operand : operands) {
+      auto t = cast<RankedTensorType>(operand.getType());
+      int64_t od = d - (rank - t.getRank());
+      if (od < 0 || !t.isDynamicDim(od))
+        continue;
+      Value dim = tensor::DimOp::create(b, loc, operand, od);
+      if (!size) {
+        size = dim;
+        continue;
+      }
+      Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim,
+                                       size);
+      cf::AssertOp::create(
+          b, loc, eq,
+          "paddle: dynamic dim " + std::to_string(d) +
+              " of an operand does not match the broadcast size");
+    }
+    if (!size) // Every operand has size 1 (or lacks the dim).
+      size = arith::ConstantIndexOp::create(b, loc, 1);
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(size);
+  }
+  return sizes;
+}
+
+Value mlir::paddle::buildEmpty(OpBuilder &b, Location loc,
+                               RankedTensorType type,
+                               ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType(), dynamicSizes);
+}
+
+Value mlir::paddle::buildEmptyLike(OpBuilder &b, Location loc,
+                                   RankedTensorType type, Value like) {
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, like, i));
+  return buildEmpty(b, loc, type, dyn);
+}
+
+Value mlir::paddle::buildBroadcastElementwise(OpBuilder &b, Location loc,
+                                              RankedTensorType resultType,
+                                              ValueRange operands,
+                                              ScalarBody body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<Value> dyn =
+      getBroadcastDynamicSizes(b, loc, resultType, operands);
+  Value init = buildEmpty(b, loc, resultType, dyn);
+
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands) {
+    auto t = cast<RankedTensorType>(operand.getType());
+    SmallVector<AffineExpr> exprs;
+    for (int64_t od = 0; od < t.getRank(); ++od) {
+      int64_t d = od + (rank - t.getRank());
+      bool broadcasts = t.getDimSize(od) == 1 && resultType.getDimSize(d) != 1;
+      exprs.push_back(broadcasts ? b.getAffineConstantExpr(0)
+                                 : b.getAffineDimExpr(d));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return generic.getResult(0);
+}
+
+Value mlir::paddle::buildScalarConstant(OpBuilder &b, Location loc, Type type,
+                                        double value) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Type mlir::paddle::getComputeType(Type type) {
+  if (type.isF16() || type.isBF16())
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+Value mlir::paddle::buildScalarCast(OpBuilder &b, Location loc, Value v,
+                                    Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(to);
+  if (fromF && toF) {
+    if (fromF.getWidth() == toF.getWidth()) { // f16 <-> bf16, through f32.
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+      return arith::TruncFOp::create(b, loc, to, v);
+    }
+    if (fromF.getWidth() < toF.getWidth())
+      return arith::ExtFOp::create(b, loc, to, v);
+    return arith::TruncFOp::create(b, loc, to, v);
+  }
+  if (fromF) { // float -> int
+    if (to.isInteger(1))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                   buildScalarConstant(b, loc, from, 0));
+    return arith::FPToSIOp::create(b, loc, to, v);
+  }
+  if (toF) { // int -> float
+    if (from.isInteger(1))
+      return arith::UIToFPOp::create(b, loc, to, v);
+    return arith::SIToFPOp::create(b, loc, to, v);
+  }
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (tw == 1)
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                 buildScalarConstant(b, loc, from, 0));
+  if (fw == 1)
+    return arith::ExtUIOp::create(b, loc, to, v);
+  if (fw < tw)
+    return arith::ExtSIOp::create(b, loc, to, v);
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+Value mlir::paddle::buildReductionInit(OpBuilder &b, Location loc, Type type,
+                                       ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return buildScalarConstant(b, loc, type, 0);
+  case ReductionKind::Prod:
+    return buildScalarConstant(b, loc, type, 1);
+  case ReductionKind::Max:
+  case ReductionKind::Min: {
+    bool isMax = kind == ReductionKind::Max;
+    if (auto ft = dyn_cast<FloatType>(type))
+      return arith::ConstantOp::create(
+          b, loc,
+          b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), isMax)));
+    unsigned w = type.getIntOrFloatBitWidth();
+    APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  }
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+Value mlir::paddle::buildReductionCombine(OpBuilder &b, Location loc,
+                                          Value acc, Value v,
+                                          ReductionKind kind) {
+  bool isFloat = isa<FloatType>(v.getType());
+  switch (kind) {
+  case ReductionKind::Sum:
+    return isFloat ? arith::AddFOp::create(b, loc, acc, v).getResult()
+                   : arith::AddIOp::create(b, loc, acc, v).getResult();
+  case ReductionKind::Prod:
+    return isFloat ? arith::MulFOp::create(b, loc, acc, v).getResult()
+                   : arith::MulIOp::create(b, loc, acc, v).getResult();
+  case ReductionKind::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, acc, v).getResult()
+                   : arith::MaxSIOp::create(b, loc, acc, v).getResult();
+  case ReductionKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, acc, v).getResult()
+                   : arith::MinSIOp::create(b, loc, acc, v).getResult();
+  }
+  llvm_unreachable("unknown reduction kind");
+}

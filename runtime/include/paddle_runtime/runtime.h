@@ -1,0 +1,131 @@
+/*===- runtime.h - the Paddle-MLIR runtime C API ------------------*- C -*-===*
+ *
+ * A C API with status returns and zero-initializable structs. It has no
+ * LLVM/MLIR dependency: the JIT (paddle-run) and ahead-of-time artifacts
+ * call compiled functions through it the same way.
+ *
+ * Calling convention. A compiled function F is reached through a packed
+ * entry point `void F_packed(void **args)`: args[i] points to the i-th scalar
+ * of the flattened argument list and the last entry points to storage for the
+ * results. Each tensor argument of rank R is flattened into its memref
+ * descriptor fields: allocated pointer, aligned pointer, offset, R sizes, R
+ * strides. Results come back as the same descriptors, one after another;
+ * their buffers are allocated with malloc by the compiled code and belong
+ * to the caller (paddle_invoke copies them out and frees them).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef PADDLE_RUNTIME_RUNTIME_H
+#define PADDLE_RUNTIME_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PADDLE_MAX_RANK 16
+
+/*===--- Status ------------------------------------------------------------===*/
+
+typedef enum paddle_status_code {
+  PADDLE_OK = 0,
+  PADDLE_INVALID_ARGUMENT = 1,
+  PADDLE_NOT_FOUND = 2,
+  PADDLE_IO_ERROR = 3,
+  PADDLE_OUT_OF_MEMORY = 4,
+  PADDLE_UNSUPPORTED = 5,
+  PADDLE_INTERNAL = 6,
+} paddle_status_code_t;
+
+/* NULL means success; any other status must be freed with paddle_status_free. */
+typedef struct paddle_status_s *paddle_status_t;
+
+paddle_status_t paddle_status_create(paddle_status_code_t code,
+                                     const char *format, ...);
+paddle_status_code_t paddle_status_code(paddle_status_t status);
+const char *paddle_status_message(paddle_status_t status);
+void paddle_status_free(paddle_status_t status);
+
+/*===--- Element types and tensors ----------------------------------------===*/
+
+typedef enum paddle_dtype {
+  PADDLE_DTYPE_INVALID = 0,
+  PADDLE_F32,
+  PADDLE_F16,
+  PADDLE_BF16,
+  PADDLE_F64,
+  PADDLE_I1,
+  PADDLE_I8,
+  PADDLE_I32,
+  PADDLE_I64,
+} paddle_dtype_t;
+
+/* Bytes per element (i1 takes one byte); 0 for an invalid dtype. */
+size_t paddle_dtype_size(paddle_dtype_t dtype);
+/* MLIR spelling: "f32", "i1", ... */
+const char *paddle_dtype_name(paddle_dtype_t dtype);
+
+/* A dense row-major tensor. `data` is owned by whoever allocated it;
+ * paddle_tensor_alloc'd tensors are released with paddle_tensor_free. */
+typedef struct paddle_tensor {
+  paddle_dtype_t dtype;
+  int32_t rank;
+  int64_t shape[PADDLE_MAX_RANK];
+  void *data;
+} paddle_tensor_t;
+
+int64_t paddle_tensor_num_elements(const paddle_tensor_t *tensor);
+paddle_status_t paddle_tensor_alloc(paddle_tensor_t *tensor,
+                                    paddle_dtype_t dtype, int32_t rank,
+                                    const int64_t *shape);
+void paddle_tensor_free(paddle_tensor_t *tensor);
+
+/*===--- Function signatures and calls ------------------------------------===*/
+
+#define PADDLE_DYNAMIC_DIM (-1)
+
+/* A tensor type: shape entries are sizes or PADDLE_DYNAMIC_DIM. */
+typedef struct paddle_tensor_spec {
+  paddle_dtype_t dtype;
+  int32_t rank;
+  int64_t shape[PADDLE_MAX_RANK];
+} paddle_tensor_spec_t;
+
+typedef struct paddle_function_signature {
+  const char *name;
+  int32_t num_inputs;
+  const paddle_tensor_spec_t *inputs;
+  int32_t num_outputs;
+  const paddle_tensor_spec_t *outputs;
+} paddle_function_signature_t;
+
+typedef void (*paddle_packed_fn_t)(void **args);
+
+/* Checks `inputs` against `signature` (count, dtype, rank, static sizes),
+ * calls `fn` and fills `outputs` (signature->num_outputs of them) with
+ * freshly allocated tensors that the caller frees with paddle_tensor_free.
+ * On error nothing is allocated in `outputs`. */
+paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
+                              const paddle_function_signature_t *signature,
+                              const paddle_tensor_t *inputs,
+                              int32_t num_inputs, paddle_tensor_t *outputs);
+
+/*===--- .npy files -------------------------------------------------------===*/
+
+/* Reads a NumPy .npy file (format 1.0-3.0, C order, little-endian). */
+paddle_status_t paddle_npy_read(const char *path, paddle_tensor_t *out);
+/* Parses .npy bytes from memory (what paddle_npy_read does after reading). */
+paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
+                                 paddle_tensor_t *out);
+/* Writes `tensor` as .npy; goes through a temporary file and a rename, so a
+ * failed write never leaves a partial file at `path`. */
+paddle_status_t paddle_npy_write(const char *path,
+                                 const paddle_tensor_t *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PADDLE_RUNTIME_RUNTIME_H */
