@@ -3,6 +3,8 @@
 #include "dialects/Paddle/IR/FoldUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
 
+#include "llvm/ADT/APSInt.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -376,6 +378,26 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       if (w == 1)
         return APInt(1, !v.isZero());
       return fromBool ? v.zext(w) : v.sextOrTrunc(w);
+    });
+  }
+  if (isa<FloatType>(from)) { // float -> int (toward zero) or -> i1 (x != 0)
+    unsigned w = to.getIntOrFloatBitWidth();
+    return dense.mapValues(to, [&](const APFloat &v) {
+      if (w == 1)
+        return APInt(1, !v.isZero());
+      APSInt result(w, /*isUnsigned=*/false);
+      bool exact;
+      v.convertToInteger(result, APFloat::rmTowardZero, &exact);
+      return APInt(result);
+    });
+  }
+  if (isa<FloatType>(to)) { // int -> float
+    bool fromBool = from.isInteger(1);
+    return dense.mapValues(to, [&](const APInt &v) {
+      APFloat f(cast<FloatType>(to).getFloatSemantics());
+      f.convertFromAPInt(v, /*isSigned=*/!fromBool,
+                         APFloat::rmNearestTiesToEven);
+      return f.bitcastToAPInt();
     });
   }
   return {};

@@ -168,7 +168,7 @@ def Paddle_CompareDirection : I32EnumAttr<"CompareDirection",
 def Paddle_CompareDirectionAttr
     : EnumAttr<Paddle_Dialect, Paddle_CompareDirection, "direction">;
 
-def Paddle_CompareOp : Paddle_Op<"compare", [Pure, SameTypeOperands,
+def Paddle_CompareOp : Paddle_Op<"compare", [Pure, SameOperandsElementType,
     Paddle_InferTypesWith<[{
       return ::mlir::paddle::inferBroadcastBinary(location,
           adaptor.getLhs().getType(), adaptor.getRhs().getType(),

@@ -12,5 +12,6 @@ include "dialects/Paddle/IR/PaddleElementwiseOps.td"
 include "dialects/Paddle/IR/PaddleShapeOps.td"
 include "dialects/Paddle/IR/PaddleReductionOps.td"
 include "dialects/Paddle/IR/PaddleNNOps.td"
+include "dialects/Paddle/IR/PaddleNormalizationOps.td"
 
 #endif // PADDLE_OPS_TD

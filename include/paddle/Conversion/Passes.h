@@ -17,6 +17,7 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNNToLinalgPatterns(RewritePatternSet &patterns);
+void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "paddle/Conversion/Passes.h.inc"

@@ -91,9 +91,12 @@ Value buildScalar(SigmoidOp, OpBuilder &b, Location loc, ValueRange args) {
 template <>
 Value buildScalar(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
-  Value zero = cst(b, loc, x.getType(), 0);
   if (isa<FloatType>(x.getType()))
-    return arith::MaximumFOp::create(b, loc, x, zero);
+    return inComputeType(b, loc, args, [&](ValueRange a) -> Value {
+      return arith::MaximumFOp::create(b, loc, a[0],
+                                       cst(b, loc, a[0].getType(), 0));
+    });
+  Value zero = cst(b, loc, x.getType(), 0);
   return arith::MaxSIOp::create(b, loc, x, zero);
 }
 
@@ -130,6 +133,10 @@ template <>
 Value buildScalar(SignOp, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
   Type t = x.getType();
+  if (isa<FloatType>(t) && getComputeType(t) != t)
+    return inComputeType(b, loc, args, [&](ValueRange a) -> Value {
+      return buildScalar(SignOp(), b, loc, a);
+    });
   Value zero = cst(b, loc, t, 0), one = cst(b, loc, t, 1),
         minusOne = cst(b, loc, t, -1);
   if (isa<FloatType>(t)) {
@@ -159,7 +166,9 @@ Value buildScalar(NotOp, OpBuilder &b, Location loc, ValueRange args) {
   template <>                                                                  \
   Value buildScalar(OP, OpBuilder &b, Location loc, ValueRange args) {         \
     if (isa<FloatType>(args[0].getType()))                                     \
-      return FOP::create(b, loc, args[0], args[1]);                            \
+      return inComputeType(b, loc, args, [&](ValueRange a) -> Value {          \
+        return FOP::create(b, loc, a[0], a[1]);                                \
+      });                                                                      \
     return IOP::create(b, loc, args[0], args[1]);                              \
   }
 PADDLE_ARITH_BINARY(AddOp, arith::AddFOp, arith::AddIOp)
@@ -210,7 +219,9 @@ template <>
 Value buildScalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
   Value a = args[0], d = args[1];
   if (isa<FloatType>(a.getType()))
-    return arith::DivFOp::create(b, loc, a, d);
+    return inComputeType(b, loc, args, [&](ValueRange w) -> Value {
+      return arith::DivFOp::create(b, loc, w[0], w[1]);
+    });
   Type t = a.getType();
   SafeDivisor s = makeSafeDivisor(b, loc, d);
   Value q = arith::DivSIOp::create(b, loc, a, s.divisor);
@@ -265,6 +276,11 @@ template <>
 Value buildScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value l = args[0], r = args[1];
   if (isa<FloatType>(l.getType())) {
+    Type ct = getComputeType(l.getType());
+    if (ct != l.getType()) {
+      l = arith::ExtFOp::create(b, loc, ct, l);
+      r = arith::ExtFOp::create(b, loc, ct, r);
+    }
     arith::CmpFPredicate p;
     switch (op.getDirection()) {
     case CompareDirection::EQ: p = arith::CmpFPredicate::OEQ; break;

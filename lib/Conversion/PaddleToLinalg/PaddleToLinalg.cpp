@@ -37,6 +37,7 @@ struct ConvertPaddleToLinalgPass
     populateShapeToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
     populateNNToLinalgPatterns(patterns);
+    populateNormalizationToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

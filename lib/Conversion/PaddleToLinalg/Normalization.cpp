@@ -1,0 +1,12 @@
+//===- Normalization.cpp - lower Normalization paddle ops ----------------------------------===//
+
+#include "LoweringUtils.h"
+#include "dialects/Paddle/IR/PaddleOps.h"
+#include "paddle/Conversion/Passes.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::paddle;
+
+void mlir::paddle::populateNormalizationToLinalgPatterns(RewritePatternSet &patterns) {}

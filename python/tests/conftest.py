@@ -1,0 +1,23 @@
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from paddle_testing import PADDLE_RUN  # noqa: E402
+
+
+def pytest_configure(config):
+    if not PADDLE_RUN.exists():
+        raise pytest.UsageError(
+            f"{PADDLE_RUN} is missing: build first (scripts/test.sh does)")
+
+
+@pytest.fixture
+def rng(request):
+    # A seed per test, stable across runs, so a failure reproduces.
+    seed = zlib.crc32(request.node.nodeid.encode())
+    return np.random.default_rng(seed)
