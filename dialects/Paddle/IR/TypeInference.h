@@ -50,6 +50,24 @@ FailureOr<SmallVector<int64_t>>
 normalizeAxes(std::optional<Location> loc,
               std::optional<ArrayRef<int64_t>> axes, int64_t rank);
 
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+// (end of shape section)
+
+//===----------------------------------------------------------------------===//
+// Reduction and normalization ops
+//===----------------------------------------------------------------------===//
+
+// (end of reduction and normalization section)
+
+//===----------------------------------------------------------------------===//
+// NN ops
+//===----------------------------------------------------------------------===//
+
+// (end of nn section)
+
 } // namespace mlir::paddle
 
 #endif // PADDLE_DIALECT_PADDLE_IR_TYPEINFERENCE_H
