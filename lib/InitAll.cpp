@@ -5,6 +5,7 @@
 #include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Conversion/Passes.h"
 #include "paddle/Pipelines/Pipelines.h"
+#include "paddle/Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -23,5 +24,6 @@ void mlir::paddle::registerAllDialects(DialectRegistry &registry) {
 void mlir::paddle::registerAllPasses() {
   mlir::registerAllPasses();
   registerPaddleConversionPasses();
+  registerPaddleTransformsPasses();
   registerPipelines();
 }

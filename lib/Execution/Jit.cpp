@@ -8,6 +8,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
 
 using namespace mlir;
@@ -116,6 +117,14 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
   if (!engine)
     return engine.takeError();
   jit->engine_ = std::move(*engine);
+  // Compiled code reports failed run-time checks to the runtime.
+  jit->engine_->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("paddle_runtime_check_failed")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&paddle_runtime_check_failed),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
 
   for (JitFunction &f : jit->functions_) {
     auto entry = jit->engine_->lookupPacked(f.name);

@@ -2,6 +2,7 @@
 
 #include "paddle/Pipelines/Pipelines.h"
 #include "paddle/Conversion/Passes.h"
+#include "paddle/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -35,6 +36,7 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm) {
   // Loops -> LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createLowerRuntimeChecksPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;

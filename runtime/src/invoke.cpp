@@ -7,6 +7,8 @@
 
 #include "paddle_runtime/runtime.h"
 
+#include <csetjmp>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -93,7 +95,36 @@ void copyStrided(const char *src, char *dst, int32_t rank,
 /// global (constant) buffer; it must never be freed.
 constexpr uintptr_t kGlobalAllocatedPointer = 0xdeadbeef;
 
+/// The innermost paddle_invoke on this thread, for run-time check failures.
+/// Compiled code is plain C-like code without destructors, so leaving it
+/// with longjmp skips nothing but the frees of its live buffers.
+thread_local std::jmp_buf *activeCall = nullptr;
+thread_local const char *failedCheck = nullptr;
+
+/// Calls `fn`; returns the message of a failed run-time check, or null.
+const char *callGuarded(paddle_packed_fn_t fn, void **args) {
+  std::jmp_buf here;
+  std::jmp_buf *outer = activeCall;
+  activeCall = &here;
+  if (setjmp(here) != 0) {
+    activeCall = outer;
+    return failedCheck;
+  }
+  fn(args);
+  activeCall = outer;
+  return nullptr;
+}
+
 } // namespace
+
+extern "C" void paddle_runtime_check_failed(const char *message) {
+  if (!activeCall) {
+    fprintf(stderr, "paddle runtime check failed: %s\n", message);
+    abort();
+  }
+  failedCheck = message;
+  std::longjmp(*activeCall, 1);
+}
 
 extern "C" paddle_status_t
 paddle_invoke(paddle_packed_fn_t fn, const paddle_function_signature_t *sig,
@@ -138,7 +169,9 @@ paddle_invoke(paddle_packed_fn_t fn, const paddle_function_signature_t *sig,
   if (sig->num_outputs > 0)
     args.push_back(results.data());
 
-  fn(args.data());
+  if (const char *failure = callGuarded(fn, args.data()))
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT, "%s: %s", sig->name,
+                                failure);
 
   // Copy each result out, then free the buffers the compiled code allocated
   // (once each: two results may share one buffer).

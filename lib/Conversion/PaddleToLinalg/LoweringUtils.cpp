@@ -13,6 +13,20 @@
 using namespace mlir;
 using namespace mlir::paddle;
 
+std::string mlir::paddle::describeLocation(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << loc;
+  return text;
+}
+
 SmallVector<OpFoldResult> mlir::paddle::getMixedSizes(OpBuilder &b,
                                                       Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
@@ -63,10 +77,11 @@ mlir::paddle::getBroadcastDynamicSizes(OpBuilder &b, Location loc,
       }
       Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim,
                                        size);
-      cf::AssertOp::create(
-          b, loc, eq,
-          "paddle: dynamic dim " + std::to_string(d) +
-              " of an operand does not match the broadcast size");
+      cf::AssertOp::create(b, loc, eq,
+                           describeLocation(loc) + ": operand dim " +
+                               std::to_string(d) +
+                               " does not match the broadcast size at run "
+                               "time (a dynamic dim never broadcasts: sizes must be equal)");
     }
     if (!size) // Every operand has size 1 (or lacks the dim).
       size = arith::ConstantIndexOp::create(b, loc, 1);

@@ -42,6 +42,10 @@ Value buildEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,
 Value buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
                  ValueRange dynamicSizes);
 
+/// "file:line:col" of `loc` (or its printed form), for run-time check
+/// messages that point back to the user's op.
+std::string describeLocation(Location loc);
+
 /// A scalar constant of int or float type `type` holding `value`.
 Value buildScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 

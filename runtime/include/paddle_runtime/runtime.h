@@ -112,6 +112,12 @@ paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
                               const paddle_tensor_t *inputs,
                               int32_t num_inputs, paddle_tensor_t *outputs);
 
+/* Called by compiled code when a run-time check fails (for example two
+ * dynamic dims that must agree do not). Inside paddle_invoke it ends the call,
+ * which then returns PADDLE_INVALID_ARGUMENT with `message`; buffers the call
+ * had allocated are not freed. Outside paddle_invoke it prints and aborts. */
+void paddle_runtime_check_failed(const char *message);
+
 /*===--- .npy files -------------------------------------------------------===*/
 
 /* Reads a NumPy .npy file (format 1.0-3.0, C order, little-endian). */

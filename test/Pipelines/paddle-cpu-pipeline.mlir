@@ -1,0 +1,16 @@
+// RUN: paddle-opt %s --paddle-cpu-pipeline | FileCheck %s
+// The pipeline leaves nothing but the LLVM dialect.
+
+// CHECK-NOT: paddle.
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.
+// CHECK-NOT: func.func
+// CHECK-LABEL: llvm.func @main
+// CHECK: llvm.call @malloc
+// CHECK: llvm.fcmp
+// CHECK-NOT: paddle.
+func.func @main(%a: tensor<4x?xf32>, %b: tensor<?xf32>) -> tensor<4x?xf32> {
+  %0 = "paddle.add"(%a, %b) : (tensor<4x?xf32>, tensor<?xf32>) -> tensor<4x?xf32>
+  %1 = paddle.relu %0 : tensor<4x?xf32> -> tensor<4x?xf32>
+  return %1 : tensor<4x?xf32>
+}
