@@ -1,4 +1,5 @@
-//===- InitAll.h - one registration entry point for every tool ---*- C++ -*-===//
+//===- InitAll.h - one registration entry point for every tool ---*- C++
+//-*-===//
 
 #ifndef PADDLE_INITALL_H
 #define PADDLE_INITALL_H

@@ -19,14 +19,22 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 static paddle_dtype_t toDtype(Type t) {
-  if (t.isF32()) return PADDLE_F32;
-  if (t.isF16()) return PADDLE_F16;
-  if (t.isBF16()) return PADDLE_BF16;
-  if (t.isF64()) return PADDLE_F64;
-  if (t.isInteger(1)) return PADDLE_I1;
-  if (t.isInteger(8)) return PADDLE_I8;
-  if (t.isInteger(32)) return PADDLE_I32;
-  if (t.isInteger(64)) return PADDLE_I64;
+  if (t.isF32())
+    return PADDLE_F32;
+  if (t.isF16())
+    return PADDLE_F16;
+  if (t.isBF16())
+    return PADDLE_BF16;
+  if (t.isF64())
+    return PADDLE_F64;
+  if (t.isInteger(1))
+    return PADDLE_I1;
+  if (t.isInteger(8))
+    return PADDLE_I8;
+  if (t.isInteger(32))
+    return PADDLE_I32;
+  if (t.isInteger(64))
+    return PADDLE_I64;
   return PADDLE_DTYPE_INVALID;
 }
 
@@ -157,6 +165,6 @@ JitModule::lookup(llvm::StringRef name) const {
   for (const JitFunction &f : functions_)
     if (f.name == name)
       return &f;
-  return makeError("no public function '" + name + "' in the module (it has: " +
-                   names + ")");
+  return makeError("no public function '" + name +
+                   "' in the module (it has: " + names + ")");
 }

@@ -35,9 +35,9 @@ struct LowerRuntimeChecksPass
     OpBuilder b(module.getContext());
     auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
     b.setInsertionPointToStart(module.getBody());
-    auto handler = LLVM::lookupOrCreateFn(b, module, kCheckFailed, {ptrType},
-                                          LLVM::LLVMVoidType::get(
-                                              module.getContext()));
+    auto handler =
+        LLVM::lookupOrCreateFn(b, module, kCheckFailed, {ptrType},
+                               LLVM::LLVMVoidType::get(module.getContext()));
     if (failed(handler)) {
       module.emitError() << "'" << kCheckFailed
                          << "' is already declared with another type";
@@ -77,8 +77,8 @@ struct LowerRuntimeChecksPass
       LLVM::UnreachableOp::create(b, op.getLoc());
 
       b.setInsertionPoint(op);
-      cf::CondBranchOp::create(b, op.getLoc(), op.getArg(), cont,
-                               ValueRange{}, fail, ValueRange{});
+      cf::CondBranchOp::create(b, op.getLoc(), op.getArg(), cont, ValueRange{},
+                               fail, ValueRange{});
       op.erase();
     }
   }

@@ -37,10 +37,10 @@ paddle_status_t checkInput(const paddle_function_signature_t *sig, int32_t i,
                            const paddle_tensor_t &t) {
   const paddle_tensor_spec_t &spec = sig->inputs[i];
   if (t.dtype != spec.dtype)
-    return paddle_status_create(
-        PADDLE_INVALID_ARGUMENT,
-        "%s: input %d has element type %s, expected %s", sig->name, i,
-        paddle_dtype_name(t.dtype), paddle_dtype_name(spec.dtype));
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "%s: input %d has element type %s, expected %s",
+                                sig->name, i, paddle_dtype_name(t.dtype),
+                                paddle_dtype_name(spec.dtype));
   bool ok = t.rank == spec.rank;
   for (int32_t d = 0; ok && d < t.rank; ++d)
     ok = spec.shape[d] == PADDLE_DYNAMIC_DIM || spec.shape[d] == t.shape[d];
@@ -56,9 +56,8 @@ paddle_status_t checkInput(const paddle_function_signature_t *sig, int32_t i,
 }
 
 /// Copies a strided result into a dense row-major tensor.
-void copyStrided(const char *src, char *dst, int32_t rank,
-                 const int64_t *sizes, const int64_t *strides,
-                 size_t elementSize) {
+void copyStrided(const char *src, char *dst, int32_t rank, const int64_t *sizes,
+                 const int64_t *strides, size_t elementSize) {
   int64_t n = 1;
   for (int32_t d = 0; d < rank; ++d)
     n *= sizes[d];
@@ -126,10 +125,11 @@ extern "C" void paddle_runtime_check_failed(const char *message) {
   std::longjmp(*activeCall, 1);
 }
 
-extern "C" paddle_status_t
-paddle_invoke(paddle_packed_fn_t fn, const paddle_function_signature_t *sig,
-              const paddle_tensor_t *inputs, int32_t numInputs,
-              paddle_tensor_t *outputs) {
+extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
+                                         const paddle_function_signature_t *sig,
+                                         const paddle_tensor_t *inputs,
+                                         int32_t numInputs,
+                                         paddle_tensor_t *outputs) {
   if (!fn || !sig)
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "paddle_invoke: null function or signature");
@@ -202,9 +202,8 @@ paddle_invoke(paddle_packed_fn_t fn, const paddle_function_signature_t *sig,
     if (status)
       continue;
     size_t elementSize = paddle_dtype_size(spec.dtype);
-    copyStrided(aligned + w[2] * (int64_t)elementSize,
-                (char *)outputs[o].data, spec.rank, sizes, strides,
-                elementSize);
+    copyStrided(aligned + w[2] * (int64_t)elementSize, (char *)outputs[o].data,
+                spec.rank, sizes, strides, elementSize);
   }
   for (void *p : toFree)
     free(p);

@@ -32,14 +32,22 @@ const DescrEntry kDescrs[] = {
 
 const char *descrOf(paddle_dtype_t dtype) {
   switch (dtype) {
-  case PADDLE_F32: return "<f4";
-  case PADDLE_F16: return "<f2";
-  case PADDLE_F64: return "<f8";
-  case PADDLE_I1: return "|b1";
-  case PADDLE_I8: return "|i1";
-  case PADDLE_I32: return "<i4";
-  case PADDLE_I64: return "<i8";
-  default: return nullptr;
+  case PADDLE_F32:
+    return "<f4";
+  case PADDLE_F16:
+    return "<f2";
+  case PADDLE_F64:
+    return "<f8";
+  case PADDLE_I1:
+    return "|b1";
+  case PADDLE_I8:
+    return "|i1";
+  case PADDLE_I32:
+    return "<i4";
+  case PADDLE_I64:
+    return "<i8";
+  default:
+    return nullptr;
   }
 }
 
@@ -85,9 +93,8 @@ extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
                 ((size_t)b[11] << 24);
     headerStart = 12;
   } else {
-    return paddle_status_create(PADDLE_UNSUPPORTED,
-                                ".npy format version %u is not supported",
-                                major);
+    return paddle_status_create(
+        PADDLE_UNSUPPORTED, ".npy format version %u is not supported", major);
   }
   if (headerLen > size - headerStart)
     return err("header runs past the end of the file");
@@ -144,8 +151,8 @@ extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
       ++i;
     }
     if (rank == PADDLE_MAX_RANK)
-      return paddle_status_create(PADDLE_UNSUPPORTED,
-                                  ".npy rank exceeds %d", PADDLE_MAX_RANK);
+      return paddle_status_create(PADDLE_UNSUPPORTED, ".npy rank exceeds %d",
+                                  PADDLE_MAX_RANK);
     shape[rank++] = v;
   }
 
@@ -201,7 +208,9 @@ extern "C" paddle_status_t paddle_npy_write(const char *path,
                                 paddle_dtype_name(t->dtype));
   std::string shape = "(";
   for (int32_t d = 0; d < t->rank; ++d)
-    shape += std::to_string(t->shape[d]) + (t->rank == 1 ? "," : d + 1 < t->rank ? ", " : "");
+    shape += std::to_string(t->shape[d]) + (t->rank == 1      ? ","
+                                            : d + 1 < t->rank ? ", "
+                                                              : "");
   shape += ")";
   std::string header = std::string("{'descr': '") + descr +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
@@ -214,11 +223,18 @@ extern "C" paddle_status_t paddle_npy_write(const char *path,
   if (!f)
     return paddle_status_create(PADDLE_IO_ERROR, "cannot create '%s': %s",
                                 tmp.c_str(), strerror(errno));
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  unsigned char pre[10] = {0x93,
+                           'N',
+                           'U',
+                           'M',
+                           'P',
+                           'Y',
+                           1,
+                           0,
                            (unsigned char)(header.size() & 0xff),
                            (unsigned char)(header.size() >> 8)};
-  size_t bytes = (size_t)paddle_tensor_num_elements(t) *
-                 paddle_dtype_size(t->dtype);
+  size_t bytes =
+      (size_t)paddle_tensor_num_elements(t) * paddle_dtype_size(t->dtype);
   bool ok = fwrite(pre, 1, 10, f) == 10 &&
             fwrite(header.data(), 1, header.size(), f) == header.size() &&
             (bytes == 0 || fwrite(t->data, 1, bytes, f) == bytes);

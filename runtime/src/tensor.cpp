@@ -1,4 +1,5 @@
-//===- tensor.cpp - runtime tensors ----------------------------------------===//
+//===- tensor.cpp - runtime tensors
+//----------------------------------------===//
 
 #include "paddle_runtime/runtime.h"
 
@@ -27,15 +28,24 @@ extern "C" size_t paddle_dtype_size(paddle_dtype_t dtype) {
 
 extern "C" const char *paddle_dtype_name(paddle_dtype_t dtype) {
   switch (dtype) {
-  case PADDLE_F32: return "f32";
-  case PADDLE_F16: return "f16";
-  case PADDLE_BF16: return "bf16";
-  case PADDLE_F64: return "f64";
-  case PADDLE_I1: return "i1";
-  case PADDLE_I8: return "i8";
-  case PADDLE_I32: return "i32";
-  case PADDLE_I64: return "i64";
-  default: return "invalid";
+  case PADDLE_F32:
+    return "f32";
+  case PADDLE_F16:
+    return "f16";
+  case PADDLE_BF16:
+    return "bf16";
+  case PADDLE_F64:
+    return "f64";
+  case PADDLE_I1:
+    return "i1";
+  case PADDLE_I8:
+    return "i8";
+  case PADDLE_I32:
+    return "i32";
+  case PADDLE_I64:
+    return "i64";
+  default:
+    return "invalid";
   }
 }
 
@@ -65,8 +75,8 @@ extern "C" paddle_status_t paddle_tensor_alloc(paddle_tensor_t *tensor,
       return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                   "negative size %lld in dim %d",
                                   (long long)shape[i], i);
-    if (shape[i] && bytes > std::numeric_limits<uint64_t>::max() /
-                                (uint64_t)shape[i])
+    if (shape[i] &&
+        bytes > std::numeric_limits<uint64_t>::max() / (uint64_t)shape[i])
       return paddle_status_create(PADDLE_OUT_OF_MEMORY,
                                   "tensor size overflows 64 bits");
     bytes *= (uint64_t)shape[i];

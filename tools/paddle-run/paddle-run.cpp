@@ -47,8 +47,7 @@ static cl::opt<std::string>
               cl::desc("Write results as <dir>/<function>_<i>.npy"),
               cl::init(""));
 static cl::opt<unsigned>
-    benchRuns("bench",
-              cl::desc("Run N more times and print median and min ms"),
+    benchRuns("bench", cl::desc("Run N more times and print median and min ms"),
               cl::init(0));
 
 namespace {
@@ -83,13 +82,27 @@ void printTensor(const paddle_tensor_t &t, unsigned index) {
     if (i)
       llvm::outs() << ", ";
     switch (t.dtype) {
-    case PADDLE_F32: llvm::outs() << ((float *)t.data)[i]; break;
-    case PADDLE_F64: llvm::outs() << ((double *)t.data)[i]; break;
-    case PADDLE_I1: llvm::outs() << (((uint8_t *)t.data)[i] ? "true" : "false"); break;
-    case PADDLE_I8: llvm::outs() << (int)((int8_t *)t.data)[i]; break;
-    case PADDLE_I32: llvm::outs() << ((int32_t *)t.data)[i]; break;
-    case PADDLE_I64: llvm::outs() << ((int64_t *)t.data)[i]; break;
-    default: llvm::outs() << "?"; break;
+    case PADDLE_F32:
+      llvm::outs() << ((float *)t.data)[i];
+      break;
+    case PADDLE_F64:
+      llvm::outs() << ((double *)t.data)[i];
+      break;
+    case PADDLE_I1:
+      llvm::outs() << (((uint8_t *)t.data)[i] ? "true" : "false");
+      break;
+    case PADDLE_I8:
+      llvm::outs() << (int)((int8_t *)t.data)[i];
+      break;
+    case PADDLE_I32:
+      llvm::outs() << ((int32_t *)t.data)[i];
+      break;
+    case PADDLE_I64:
+      llvm::outs() << ((int64_t *)t.data)[i];
+      break;
+    default:
+      llvm::outs() << "?";
+      break;
     }
   }
   llvm::outs() << "}\n";
@@ -169,15 +182,16 @@ int main(int argc, char **argv) {
         paddle_status_free(s);
         return fail(m);
       }
-      ms.push_back(std::chrono::duration<double, std::milli>(end - start)
-                       .count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
     }
     std::sort(ms.begin(), ms.end());
-    double median = ms.size() % 2 ? ms[ms.size() / 2]
-                                  : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-    llvm::outs() << llvm::format("bench %s: %u runs, median %.4f ms, min %.4f ms\n",
-                                 f.name.c_str(), benchRuns.getValue(), median,
-                                 ms.front());
+    double median = ms.size() % 2
+                        ? ms[ms.size() / 2]
+                        : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+    llvm::outs() << llvm::format(
+        "bench %s: %u runs, median %.4f ms, min %.4f ms\n", f.name.c_str(),
+        benchRuns.getValue(), median, ms.front());
   }
 
   if (!outputDir.empty()) {

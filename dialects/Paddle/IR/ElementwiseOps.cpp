@@ -81,8 +81,8 @@ LogicalResult ConstantOp::verify() {
 
 LogicalResult IotaOp::verify() {
   auto type = getType();
-  if (failed(normalizeAxis(getLoc(), getDimension(), type.getRank(),
-                           "dimension")))
+  if (failed(
+          normalizeAxis(getLoc(), getDimension(), type.getRank(), "dimension")))
     return failure();
   if (getDimension() < 0)
     return emitOpError("dimension must be non-negative, got ")
@@ -100,8 +100,7 @@ LogicalResult IotaOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Folds f(f(x)) = x for involutions such as neg and not.
-template <typename OpTy>
-static Value foldInvolution(OpTy op) {
+template <typename OpTy> static Value foldInvolution(OpTy op) {
   if (auto inner = op.getX().template getDefiningOp<OpTy>())
     if (inner.getX().getType() == op.getType())
       return inner.getX();
@@ -124,8 +123,8 @@ OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
 
 #define PADDLE_FOLD_FLOAT_UNARY(OP, EXPR)                                      \
   OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
-    return foldUnary(adaptor.getX(), getType(), [](double x) { return EXPR; }, \
-                     nullptr);                                                 \
+    return foldUnary(                                                          \
+        adaptor.getX(), getType(), [](double x) { return EXPR; }, nullptr);    \
   }
 
 PADDLE_FOLD_FLOAT_UNARY(ExpOp, std::exp(x))
@@ -148,8 +147,8 @@ OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
         adaptor.getX(), getType(),
         [](double x) {
           return 0.5 * x *
-                 (1 + std::tanh(std::sqrt(2 / M_PI) *
-                                (x + 0.044715 * x * x * x)));
+                 (1 +
+                  std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
         },
         nullptr);
   return foldUnary(
@@ -265,19 +264,17 @@ static double nanMin(double a, double b) {
 OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldBinary(adaptor.getLhs(), adaptor.getRhs(), getType(), nanMax,
-                    [](const APInt &a, const APInt &b) {
-                      return a.sge(b) ? a : b;
-                    });
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), nanMax,
+      [](const APInt &a, const APInt &b) { return a.sge(b) ? a : b; });
 }
 
 OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldBinary(adaptor.getLhs(), adaptor.getRhs(), getType(), nanMin,
-                    [](const APInt &a, const APInt &b) {
-                      return a.sle(b) ? a : b;
-                    });
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(), nanMin,
+      [](const APInt &a, const APInt &b) { return a.sle(b) ? a : b; });
 }
 
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {

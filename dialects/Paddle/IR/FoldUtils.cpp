@@ -27,8 +27,7 @@ static RankedTensorType foldableType(Type type) {
 }
 
 /// Reads element `i` of a constant that is a splat or has `n` elements.
-template <typename T>
-static T elementAt(DenseElementsAttr attr, int64_t i) {
+template <typename T> static T elementAt(DenseElementsAttr attr, int64_t i) {
   if (attr.isSplat())
     return attr.getSplatValue<T>();
   return attr.getValues<T>()[i];
@@ -50,8 +49,8 @@ Attribute mlir::paddle::foldUnary(Attribute operand, Type resultType,
       return {};
     SmallVector<APFloat> out;
     for (int64_t i = 0; i < n; ++i)
-      out.push_back(fromDouble(floatFn(toDouble(elementAt<APFloat>(dense, i))),
-                               ft));
+      out.push_back(
+          fromDouble(floatFn(toDouble(elementAt<APFloat>(dense, i))), ft));
     return DenseElementsAttr::get(rt, out);
   }
   if (!intFn)
@@ -101,10 +100,10 @@ Attribute mlir::paddle::foldCompare(Attribute lhs, Attribute rhs,
   bool isFloat = isa<FloatType>(a.getElementType());
   SmallVector<bool> out;
   for (int64_t i = 0; i < n; ++i)
-    out.push_back(isFloat ? floatFn(toDouble(elementAt<APFloat>(a, i)),
-                                    toDouble(elementAt<APFloat>(b, i)))
-                          : intFn(elementAt<APInt>(a, i),
-                                  elementAt<APInt>(b, i)));
+    out.push_back(isFloat
+                      ? floatFn(toDouble(elementAt<APFloat>(a, i)),
+                                toDouble(elementAt<APFloat>(b, i)))
+                      : intFn(elementAt<APInt>(a, i), elementAt<APInt>(b, i)));
   return DenseElementsAttr::get(rt, out);
 }
 

@@ -1,4 +1,5 @@
-//===- PaddleOps.h - paddle dialect ------------------------------*- C++ -*-===//
+//===- PaddleOps.h - paddle dialect ------------------------------*- C++
+//-*-===//
 
 #ifndef PADDLE_DIALECT_PADDLE_IR_PADDLEOPS_H
 #define PADDLE_DIALECT_PADDLE_IR_PADDLEOPS_H

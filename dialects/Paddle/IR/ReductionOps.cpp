@@ -1,4 +1,5 @@
-//===- ReductionOps.cpp - Reduction paddle ops ------------------------------------===//
+//===- ReductionOps.cpp - Reduction paddle ops
+//------------------------------------===//
 
 #include "dialects/Paddle/IR/PaddleOps.h"
 

@@ -59,9 +59,8 @@ mlir::paddle::broadcastShapes(std::optional<Location> loc,
     if (!da && !db) {
       if (a != b && a != 1 && b != 1)
         return emitOptionalError(loc, "shapes ", shapeStr(lhs), " and ",
-                                 shapeStr(rhs),
-                                 " do not broadcast: dim ", i, " is ", a,
-                                 " vs ", b);
+                                 shapeStr(rhs), " do not broadcast: dim ", i,
+                                 " is ", a, " vs ", b);
       out[i] = a == 1 ? b : a;
     } else if (da && db) {
       out[i] = ShapedType::kDynamic;
@@ -73,17 +72,17 @@ mlir::paddle::broadcastShapes(std::optional<Location> loc,
   return out;
 }
 
-LogicalResult mlir::paddle::inferBroadcastBinary(
-    std::optional<Location> loc, Type lhs, Type rhs, Type resultElementType,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+mlir::paddle::inferBroadcastBinary(std::optional<Location> loc, Type lhs,
+                                   Type rhs, Type resultElementType,
+                                   SmallVectorImpl<Type> &inferred) {
   auto lt = dyn_cast<RankedTensorType>(lhs);
   auto rt = dyn_cast<RankedTensorType>(rhs);
   if (!lt || !rt)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (lt.getElementType() != rt.getElementType())
     return emitOptionalError(loc, "operands have different element types ",
-                             lt.getElementType(), " and ",
-                             rt.getElementType(),
+                             lt.getElementType(), " and ", rt.getElementType(),
                              "; insert a paddle.cast");
   auto shape = broadcastShapes(loc, lt.getShape(), rt.getShape());
   if (failed(shape))
@@ -93,8 +92,8 @@ LogicalResult mlir::paddle::inferBroadcastBinary(
   return success();
 }
 
-LogicalResult mlir::paddle::inferSelect(std::optional<Location> loc,
-                                        Type cond, Type onTrue, Type onFalse,
+LogicalResult mlir::paddle::inferSelect(std::optional<Location> loc, Type cond,
+                                        Type onTrue, Type onFalse,
                                         SmallVectorImpl<Type> &inferred) {
   auto ct = dyn_cast<RankedTensorType>(cond);
   auto tt = dyn_cast<RankedTensorType>(onTrue);
@@ -102,8 +101,9 @@ LogicalResult mlir::paddle::inferSelect(std::optional<Location> loc,
   if (!ct || !tt || !ft)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (tt.getElementType() != ft.getElementType())
-    return emitOptionalError(loc, "on_true and on_false have different "
-                                  "element types ",
+    return emitOptionalError(loc,
+                             "on_true and on_false have different "
+                             "element types ",
                              tt.getElementType(), " and ", ft.getElementType());
   auto s1 = broadcastShapes(loc, tt.getShape(), ft.getShape());
   if (failed(s1))

@@ -25,9 +25,9 @@ bool areCompatibleReturnTypes(TypeRange inferred, TypeRange written);
 /// A dynamic dim against a static 1 gives the dynamic dim; a dynamic dim
 /// against a static size N > 1 gives N; two dynamic dims give a dynamic dim
 /// (the sizes must then be equal at run time).
-FailureOr<SmallVector<int64_t>>
-broadcastShapes(std::optional<Location> loc, ArrayRef<int64_t> lhs,
-                ArrayRef<int64_t> rhs);
+FailureOr<SmallVector<int64_t>> broadcastShapes(std::optional<Location> loc,
+                                                ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs);
 
 /// Broadcast result of a binary op; the element type is `resultElementType`
 /// or, when null, the operands' (which must agree).

@@ -1,4 +1,5 @@
-//===- Passes.h - paddle conversion passes -----------------------*- C++ -*-===//
+//===- Passes.h - paddle conversion passes -----------------------*- C++
+//-*-===//
 
 #ifndef PADDLE_CONVERSION_PASSES_H
 #define PADDLE_CONVERSION_PASSES_H

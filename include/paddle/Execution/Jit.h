@@ -1,4 +1,5 @@
-//===- Jit.h - compile a paddle module and call it in process ----*- C++ -*-===//
+//===- Jit.h - compile a paddle module and call it in process ----*- C++
+//-*-===//
 //
 // The JIT used by paddle-run (and the Python package): runs the CPU pipeline
 // on a module, hands it to MLIR's ExecutionEngine and exposes each public

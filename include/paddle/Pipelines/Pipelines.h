@@ -1,4 +1,5 @@
-//===- Pipelines.h - named paddle pass pipelines -----------------*- C++ -*-===//
+//===- Pipelines.h - named paddle pass pipelines -----------------*- C++
+//-*-===//
 
 #ifndef PADDLE_PIPELINES_PIPELINES_H
 #define PADDLE_PIPELINES_PIPELINES_H

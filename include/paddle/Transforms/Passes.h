@@ -1,4 +1,5 @@
-//===- Passes.h - paddle transformation passes -------------------*- C++ -*-===//
+//===- Passes.h - paddle transformation passes -------------------*- C++
+//-*-===//
 
 #ifndef PADDLE_TRANSFORMS_PASSES_H
 #define PADDLE_TRANSFORMS_PASSES_H

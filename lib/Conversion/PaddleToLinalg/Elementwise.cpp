@@ -109,8 +109,8 @@ Value buildScalar(GeluOp op, OpBuilder &b, Location loc, ValueRange args) {
     Value half = cst(b, loc, t, 0.5), one = cst(b, loc, t, 1);
     Value inner;
     if (approximate) {
-      Value x3 = arith::MulFOp::create(b, loc, x,
-                                       arith::MulFOp::create(b, loc, x, x));
+      Value x3 =
+          arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
       Value poly = arith::AddFOp::create(
           b, loc, x,
           arith::MulFOp::create(b, loc, cst(b, loc, t, 0.044715), x3));
@@ -120,8 +120,7 @@ Value buildScalar(GeluOp op, OpBuilder &b, Location loc, ValueRange args) {
                                 poly));
     } else {
       inner = math::ErfOp::create(
-          b, loc,
-          arith::MulFOp::create(b, loc, x, cst(b, loc, t, M_SQRT1_2)));
+          b, loc, arith::MulFOp::create(b, loc, x, cst(b, loc, t, M_SQRT1_2)));
     }
     Value cdf = arith::MulFOp::create(
         b, loc, half, arith::AddFOp::create(b, loc, one, inner));
@@ -141,8 +140,10 @@ Value buildScalar(SignOp, OpBuilder &b, Location loc, ValueRange args) {
         minusOne = cst(b, loc, t, -1);
   if (isa<FloatType>(t)) {
     // x itself where x is 0 or NaN, so NaN and the sign of zero survive.
-    Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
-    Value lt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+    Value gt =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    Value lt =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
     Value neg = arith::SelectOp::create(b, loc, lt, minusOne, x);
     return arith::SelectOp::create(b, loc, gt, one, neg);
   }
@@ -197,7 +198,8 @@ SafeDivisor makeSafeDivisor(OpBuilder &b, Location loc, Value d) {
   Type t = d.getType();
   Value zero = cst(b, loc, t, 0), one = cst(b, loc, t, 1),
         minusOne = cst(b, loc, t, -1);
-  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, zero);
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, zero);
   Value isMinusOne =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, minusOne);
   Value bad = arith::OrIOp::create(b, loc, isZero, isMinusOne);
@@ -208,9 +210,12 @@ SafeDivisor makeSafeDivisor(OpBuilder &b, Location loc, Value d) {
 /// sign, i.e. where floor semantics need an adjustment.
 Value needsFloorAdjust(OpBuilder &b, Location loc, Value r, Value d) {
   Value zero = cst(b, loc, r.getType(), 0);
-  Value rNonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
-  Value rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
-  Value dNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, d, zero);
+  Value rNonZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+  Value rNeg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+  Value dNeg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, d, zero);
   Value differ = arith::XOrIOp::create(b, loc, rNeg, dNeg);
   return arith::AndIOp::create(b, loc, rNonZero, differ);
 }
@@ -250,15 +255,15 @@ Value buildScalar(RemOp, OpBuilder &b, Location loc, ValueRange args) {
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, w[1], zero);
       Value adjust = arith::AndIOp::create(
           b, loc, rNonZero, arith::XOrIOp::create(b, loc, rNeg, dNeg));
-      return arith::SelectOp::create(
-          b, loc, adjust, arith::AddFOp::create(b, loc, r, w[1]), r);
+      return arith::SelectOp::create(b, loc, adjust,
+                                     arith::AddFOp::create(b, loc, r, w[1]), r);
     });
   }
   SafeDivisor s = makeSafeDivisor(b, loc, d);
   Value r = arith::RemSIOp::create(b, loc, a, s.divisor);
-  Value adjusted = arith::SelectOp::create(
-      b, loc, needsFloorAdjust(b, loc, r, d),
-      arith::AddIOp::create(b, loc, r, d), r);
+  Value adjusted =
+      arith::SelectOp::create(b, loc, needsFloorAdjust(b, loc, r, d),
+                              arith::AddIOp::create(b, loc, r, d), r);
   Value bad = arith::OrIOp::create(b, loc, s.isZero, s.isMinusOne);
   return arith::SelectOp::create(b, loc, bad, cst(b, loc, t, 0), adjusted);
 }
@@ -283,24 +288,48 @@ Value buildScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
     }
     arith::CmpFPredicate p;
     switch (op.getDirection()) {
-    case CompareDirection::EQ: p = arith::CmpFPredicate::OEQ; break;
-    case CompareDirection::NE: p = arith::CmpFPredicate::UNE; break;
-    case CompareDirection::LT: p = arith::CmpFPredicate::OLT; break;
-    case CompareDirection::LE: p = arith::CmpFPredicate::OLE; break;
-    case CompareDirection::GT: p = arith::CmpFPredicate::OGT; break;
-    case CompareDirection::GE: p = arith::CmpFPredicate::OGE; break;
+    case CompareDirection::EQ:
+      p = arith::CmpFPredicate::OEQ;
+      break;
+    case CompareDirection::NE:
+      p = arith::CmpFPredicate::UNE;
+      break;
+    case CompareDirection::LT:
+      p = arith::CmpFPredicate::OLT;
+      break;
+    case CompareDirection::LE:
+      p = arith::CmpFPredicate::OLE;
+      break;
+    case CompareDirection::GT:
+      p = arith::CmpFPredicate::OGT;
+      break;
+    case CompareDirection::GE:
+      p = arith::CmpFPredicate::OGE;
+      break;
     }
     return arith::CmpFOp::create(b, loc, p, l, r);
   }
   bool u = l.getType().isInteger(1); // bool orders false < true
   arith::CmpIPredicate p;
   switch (op.getDirection()) {
-  case CompareDirection::EQ: p = arith::CmpIPredicate::eq; break;
-  case CompareDirection::NE: p = arith::CmpIPredicate::ne; break;
-  case CompareDirection::LT: p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
-  case CompareDirection::LE: p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
-  case CompareDirection::GT: p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
-  case CompareDirection::GE: p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+  case CompareDirection::EQ:
+    p = arith::CmpIPredicate::eq;
+    break;
+  case CompareDirection::NE:
+    p = arith::CmpIPredicate::ne;
+    break;
+  case CompareDirection::LT:
+    p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    break;
+  case CompareDirection::LE:
+    p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    break;
+  case CompareDirection::GT:
+    p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    break;
+  case CompareDirection::GE:
+    p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    break;
   }
   return arith::CmpIOp::create(b, loc, p, l, r);
 }
@@ -381,21 +410,20 @@ void mlir::paddle::populateElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConstantLowering, IotaLowering>(ctx);
-  patterns.add<
-      ElementwiseLowering<NegOp>, ElementwiseLowering<AbsOp>,
-      ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
-      ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
-      ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
-      ElementwiseLowering<ReluOp>, ElementwiseLowering<GeluOp>,
-      ElementwiseLowering<ErfOp>, ElementwiseLowering<SinOp>,
-      ElementwiseLowering<CosOp>, ElementwiseLowering<FloorOp>,
-      ElementwiseLowering<CeilOp>, ElementwiseLowering<RoundOp>,
-      ElementwiseLowering<SignOp>, ElementwiseLowering<NotOp>,
-      ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-      ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-      ElementwiseLowering<PowOp>, ElementwiseLowering<MaximumOp>,
-      ElementwiseLowering<MinimumOp>, ElementwiseLowering<RemOp>,
-      ElementwiseLowering<AndOp>, ElementwiseLowering<OrOp>,
-      ElementwiseLowering<XorOp>, ElementwiseLowering<CompareOp>,
-      ElementwiseLowering<SelectOp>, ElementwiseLowering<CastOp>>(ctx);
+  patterns.add<ElementwiseLowering<NegOp>, ElementwiseLowering<AbsOp>,
+               ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
+               ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
+               ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
+               ElementwiseLowering<ReluOp>, ElementwiseLowering<GeluOp>,
+               ElementwiseLowering<ErfOp>, ElementwiseLowering<SinOp>,
+               ElementwiseLowering<CosOp>, ElementwiseLowering<FloorOp>,
+               ElementwiseLowering<CeilOp>, ElementwiseLowering<RoundOp>,
+               ElementwiseLowering<SignOp>, ElementwiseLowering<NotOp>,
+               ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+               ElementwiseLowering<PowOp>, ElementwiseLowering<MaximumOp>,
+               ElementwiseLowering<MinimumOp>, ElementwiseLowering<RemOp>,
+               ElementwiseLowering<AndOp>, ElementwiseLowering<OrOp>,
+               ElementwiseLowering<XorOp>, ElementwiseLowering<CompareOp>,
+               ElementwiseLowering<SelectOp>, ElementwiseLowering<CastOp>>(ctx);
 }

@@ -50,9 +50,8 @@ mlir::paddle::getBroadcastDynamicSizes(OpBuilder &b, Location loc,
     // The result size of dim d: a static size when any operand has one other
     // than 1, else the first dynamic operand dim.
     Value size;
-    int64_t staticSize = resultType.isDynamicDim(d)
-                             ? ShapedType::kDynamic
-                             : resultType.getDimSize(d);
+    int64_t staticSize = resultType.isDynamicDim(d) ? ShapedType::kDynamic
+                                                    : resultType.getDimSize(d);
     for (Value operand : operands) {
       auto t = cast<RankedTensorType>(operand.getType());
       int64_t od = d - (rank - t.getRank());
@@ -75,13 +74,13 @@ mlir::paddle::getBroadcastDynamicSizes(OpBuilder &b, Location loc,
         size = dim;
         continue;
       }
-      Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim,
-                                       size);
-      cf::AssertOp::create(b, loc, eq,
-                           describeLocation(loc) + ": operand dim " +
-                               std::to_string(d) +
-                               " does not match the broadcast size at run "
-                               "time (a dynamic dim never broadcasts: sizes must be equal)");
+      Value eq =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, size);
+      cf::AssertOp::create(
+          b, loc, eq,
+          describeLocation(loc) + ": operand dim " + std::to_string(d) +
+              " does not match the broadcast size at run "
+              "time (a dynamic dim never broadcasts: sizes must be equal)");
     }
     if (!size) // Every operand has size 1 (or lacks the dim).
       size = arith::ConstantIndexOp::create(b, loc, 1);
@@ -92,10 +91,9 @@ mlir::paddle::getBroadcastDynamicSizes(OpBuilder &b, Location loc,
 }
 
 Value mlir::paddle::buildEmpty(OpBuilder &b, Location loc,
-                               RankedTensorType type,
-                               ValueRange dynamicSizes) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), dynamicSizes);
+                               RankedTensorType type, ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynamicSizes);
 }
 
 Value mlir::paddle::buildEmptyLike(OpBuilder &b, Location loc,
@@ -214,9 +212,8 @@ Value mlir::paddle::buildReductionInit(OpBuilder &b, Location loc, Type type,
   llvm_unreachable("unknown reduction kind");
 }
 
-Value mlir::paddle::buildReductionCombine(OpBuilder &b, Location loc,
-                                          Value acc, Value v,
-                                          ReductionKind kind) {
+Value mlir::paddle::buildReductionCombine(OpBuilder &b, Location loc, Value acc,
+                                          Value v, ReductionKind kind) {
   bool isFloat = isa<FloatType>(v.getType());
   switch (kind) {
   case ReductionKind::Sum:

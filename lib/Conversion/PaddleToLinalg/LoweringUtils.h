@@ -1,4 +1,5 @@
-//===- LoweringUtils.h - helpers shared by the paddle lowerings --*- C++ -*-===//
+//===- LoweringUtils.h - helpers shared by the paddle lowerings --*- C++
+//-*-===//
 //
 // Building blocks for lowering paddle ops to linalg on tensors: result sizes
 // of broadcasting ops, elementwise linalg.generic with NumPy broadcasting, and

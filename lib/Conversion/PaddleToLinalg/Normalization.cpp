@@ -1,4 +1,5 @@
-//===- Normalization.cpp - lower Normalization paddle ops ----------------------------------===//
+//===- Normalization.cpp - lower Normalization paddle ops
+//----------------------------------===//
 
 #include "LoweringUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
@@ -9,4 +10,5 @@
 using namespace mlir;
 using namespace mlir::paddle;
 
-void mlir::paddle::populateNormalizationToLinalgPatterns(RewritePatternSet &patterns) {}
+void mlir::paddle::populateNormalizationToLinalgPatterns(
+    RewritePatternSet &patterns) {}

@@ -1,4 +1,5 @@
-//===- Reduction.cpp - lower Reduction paddle ops ----------------------------------===//
+//===- Reduction.cpp - lower Reduction paddle ops
+//----------------------------------===//
 
 #include "LoweringUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
@@ -9,4 +10,5 @@
 using namespace mlir;
 using namespace mlir::paddle;
 
-void mlir::paddle::populateReductionToLinalgPatterns(RewritePatternSet &patterns) {}
+void mlir::paddle::populateReductionToLinalgPatterns(
+    RewritePatternSet &patterns) {}

@@ -1,4 +1,5 @@
-//===- Shape.cpp - lower Shape paddle ops ----------------------------------===//
+//===- Shape.cpp - lower Shape paddle ops
+//----------------------------------===//
 
 #include "LoweringUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"

@@ -27,7 +27,8 @@ extern "C" {
 
 #define PADDLE_MAX_RANK 16
 
-/*===--- Status ------------------------------------------------------------===*/
+/*===--- Status
+ * ------------------------------------------------------------===*/
 
 typedef enum paddle_status_code {
   PADDLE_OK = 0,
@@ -39,7 +40,8 @@ typedef enum paddle_status_code {
   PADDLE_INTERNAL = 6,
 } paddle_status_code_t;
 
-/* NULL means success; any other status must be freed with paddle_status_free. */
+/* NULL means success; any other status must be freed with paddle_status_free.
+ */
 typedef struct paddle_status_s *paddle_status_t;
 
 paddle_status_t paddle_status_create(paddle_status_code_t code,
@@ -109,8 +111,8 @@ typedef void (*paddle_packed_fn_t)(void **args);
  * On error nothing is allocated in `outputs`. */
 paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
                               const paddle_function_signature_t *signature,
-                              const paddle_tensor_t *inputs,
-                              int32_t num_inputs, paddle_tensor_t *outputs);
+                              const paddle_tensor_t *inputs, int32_t num_inputs,
+                              paddle_tensor_t *outputs);
 
 /* Called by compiled code when a run-time check fails (for example two
  * dynamic dims that must agree do not). Inside paddle_invoke it ends the call,
