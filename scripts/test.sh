@@ -26,4 +26,10 @@ bash scripts/format.sh --check > "$REPORTS/format.txt" 2>&1
 format_rc=$?
 tail -n 20 "$REPORTS/format.txt"
 
-.venv/bin/python scripts/summarize_tests.py "$REPORTS" --extra-check clang-format=$format_rc
+echo "== generated docs up to date"
+bash scripts/gen-docs.sh --check > "$REPORTS/docs.txt" 2>&1
+docs_rc=$?
+tail -n 20 "$REPORTS/docs.txt"
+
+.venv/bin/python scripts/summarize_tests.py "$REPORTS" \
+  --extra-check clang-format=$format_rc --extra-check generated-docs=$docs_rc

@@ -25,9 +25,11 @@ def Paddle_Dialect : Dialect {
 
     Binary elementwise ops broadcast their operands as NumPy does: shapes are
     aligned at their trailing dims and a dim of size 1 stretches to match the
-    other. Where a dim is dynamic on both sides, the two sizes must be equal at
-    run time (a dynamic dim is never assumed to be 1). Operands of one op share
-    one element type: conversions are explicit (`paddle.cast`).
+    other. A dynamic dim never broadcasts: at run time it must equal the size
+    it is matched against (static or dynamic); compiled code checks this, and
+    a call that breaks it fails with an error naming the op's location.
+    Operands of one op share one element type: conversions are explicit
+    (`paddle.cast`).
 
     The dialect is lowered to `linalg`/`tensor`/`arith`/`math` by
     `--paddle-convert-paddle-to-linalg`, and all the way to the LLVM dialect by
