@@ -1,7 +1,7 @@
 //===- Shape.cpp - lower reshape, transpose, slice, gather, ... -----------===//
 //
-// The shape ops lower to tensor ops (reshape, extract/insert_slice, pad),
-// linalg (transpose, broadcast, gather) and, for scatter_add, an scf.for
+// The shape ops lower to tensor ops (reshape, extract/insert_slice), linalg
+// (transpose, broadcast, copy, fill, gather) and, for scatter_add, an scf.for
 // nest whose accumulated order matches numpy.add.at. Each lowering builds the
 // inferred result type and casts to the written one where that is more
 // dynamic.
@@ -90,6 +90,33 @@ Value readIndex(OpBuilder &b, Location loc, Value scalar) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
 }
 
+/// True when some dim of `type` is statically 0: the tensor has no elements
+/// and no slice of it can be taken (a subview offset must be in bounds).
+bool isStaticallyEmpty(RankedTensorType type) {
+  return llvm::is_contained(type.getShape(), 0);
+}
+
+// The CPU JIT has no memrefCopy runtime function, which bufferization calls
+// for a memref.copy from or into a strided view. So data moves into and out
+// of slices through linalg.copy (lowered to loops), never through a
+// tensor-level copy that bufferizes to memref.copy.
+
+/// `dest` with `src` written at `offsets` (sizes those of `src`, stride 1),
+/// in place after bufferization.
+Value insertByCopy(OpBuilder &b, Location loc, Value src, Value dest,
+                   ArrayRef<OpFoldResult> offsets) {
+  auto srcType = cast<RankedTensorType>(src.getType());
+  if (isStaticallyEmpty(srcType))
+    return dest;
+  SmallVector<OpFoldResult> sizes = getMixedSizes(b, loc, src);
+  SmallVector<OpFoldResult> ones(srcType.getRank(), b.getIndexAttr(1));
+  Value slot = tensor::ExtractSliceOp::create(b, loc, srcType, dest, offsets,
+                                              sizes, ones);
+  Value copied = linalg::CopyOp::create(b, loc, src, slot).getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, copied, dest, offsets, sizes,
+                                       ones);
+}
+
 //===----------------------------------------------------------------------===//
 // reshape
 //===----------------------------------------------------------------------===//
@@ -128,31 +155,45 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
           return tensor::ExpandShapeOp::create(b, loc, type, x, *re);
     }
     // Otherwise tensor.reshape with the sizes computed at run time.
+    if (type.hasStaticShape()) {
+      SmallVector<Value> sizes;
+      for (int64_t s : type.getShape())
+        sizes.push_back(index(b, loc, s));
+      if (!xType.hasStaticShape())
+        assertTrue(b, loc,
+                   cmp(b, loc, arith::CmpIPredicate::eq,
+                       product(b, loc, getMixedSizes(b, loc, x)),
+                       index(b, loc, type.getNumElements())),
+                   "reshape: the element count does not match the shape");
+      return buildReshape(b, loc, x, type, sizes);
+    }
+    // Only a -1 entry of the target is dynamic.
     Value count = product(b, loc, getMixedSizes(b, loc, x));
     int64_t known = 1;
     for (int64_t s : shape)
       if (s != -1)
         known *= s;
     Value knownV = index(b, loc, known);
+    // The verifier rejects a -1 with a zero size, so known > 0.
+    Value rem = arith::RemUIOp::create(b, loc, count, knownV);
+    assertTrue(b, loc,
+               cmp(b, loc, arith::CmpIPredicate::eq, rem, index(b, loc, 0)),
+               "reshape: the element count is not a multiple of the known "
+               "sizes");
     SmallVector<Value> sizes;
-    bool hasInferred = llvm::is_contained(shape, -1);
-    if (hasInferred) {
-      // The verifier rejects a -1 with a zero size, so known > 0.
-      Value rem = arith::RemUIOp::create(b, loc, count, knownV);
-      assertTrue(b, loc,
-                 cmp(b, loc, arith::CmpIPredicate::eq, rem, index(b, loc, 0)),
-                 "reshape: the element count is not a multiple of the "
-                 "known sizes");
-    } else {
-      assertTrue(b, loc, cmp(b, loc, arith::CmpIPredicate::eq, count, knownV),
-                 "reshape: the element count does not match the shape");
-    }
     for (int64_t s : shape)
       sizes.push_back(s == -1 ? arith::DivUIOp::create(b, loc, count, knownV)
                                     .getResult()
                               : index(b, loc, s));
+    return buildReshape(b, loc, x, type, sizes);
+  }
+
+  static Value buildReshape(OpBuilder &b, Location loc, Value x,
+                            RankedTensorType type, ValueRange sizes) {
     Value shapeTensor = tensor::FromElementsOp::create(
-        b, loc, RankedTensorType::get({(int64_t)shape.size()}, b.getIndexType()),
+        b, loc,
+        RankedTensorType::get({static_cast<int64_t>(sizes.size())},
+                              b.getIndexType()),
         sizes);
     return tensor::ReshapeOp::create(b, loc, type, x, shapeTensor);
   }
@@ -229,9 +270,10 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
               stride = op.getStride()[d];
       strides.push_back(rewriter.getIndexAttr(stride));
       if (!xType.isDynamicDim(d)) {
-        int64_t n = xType.getDimSize(d);
-        offsets.push_back(rewriter.getIndexAttr(std::min(start, n)));
-        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+        // An empty slice starts at 0: an offset must stay inside the dim.
+        int64_t size = type.getDimSize(d);
+        offsets.push_back(rewriter.getIndexAttr(size == 0 ? 0 : start));
+        sizes.push_back(rewriter.getIndexAttr(size));
         continue;
       }
       // The same clamping as sliceDimSize, at run time.
@@ -245,11 +287,24 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
           index(rewriter, loc, 0));
       Value size = arith::CeilDivSIOp::create(rewriter, loc, span,
                                               index(rewriter, loc, stride));
-      offsets.push_back(lo);
+      Value empty = cmp(rewriter, loc, arith::CmpIPredicate::eq, size,
+                        index(rewriter, loc, 0));
+      offsets.push_back(arith::SelectOp::create(
+                            rewriter, loc, empty, index(rewriter, loc, 0), lo)
+                            .getResult());
       sizes.push_back(size);
     }
-    Value result = tensor::ExtractSliceOp::create(rewriter, loc, type, x,
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dyn.push_back(cast<Value>(sizes[d]));
+    Value result = buildEmpty(rewriter, loc, type, dyn);
+    if (!isStaticallyEmpty(type)) {
+      // Copy the strided view into a dense tensor (see insertByCopy).
+      Value view = tensor::ExtractSliceOp::create(rewriter, loc, type, x,
                                                   offsets, sizes, strides);
+      result = linalg::CopyOp::create(rewriter, loc, view, result).getResult(0);
+    }
     rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
   }
@@ -302,12 +357,10 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     }
     Value result = buildEmpty(rewriter, loc, type, dyn);
     OpFoldResult offset = rewriter.getIndexAttr(0);
-    SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
     for (auto [in, sizes] : llvm::zip(inputs, inputSizes)) {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       offsets[axis] = offset;
-      result = tensor::InsertSliceOp::create(rewriter, loc, in, result,
-                                             offsets, sizes, ones);
+      result = insertByCopy(rewriter, loc, in, result, offsets);
       offset = arith::AddIOp::create(rewriter, loc,
                                      toValue(rewriter, loc, offset),
                                      toValue(rewriter, loc, sizes[axis]))
@@ -329,15 +382,28 @@ struct PadLowering : OpConversionPattern<PadOp> {
     RankedTensorType type = inferredType(
         inferPad(std::nullopt, x.getType(), op.getLow(), op.getHigh(), types),
         types);
-    SmallVector<OpFoldResult> low, high;
-    for (auto [l, h] : llvm::zip(op.getLow(), op.getHigh())) {
+    // A fill and a copy of x at the low offsets, rather than tensor.pad,
+    // whose bufferization copies through memref.copy (see insertByCopy) and
+    // takes out-of-bounds views of empty inputs.
+    SmallVector<OpFoldResult> low;
+    for (int64_t l : op.getLow())
       low.push_back(rewriter.getIndexAttr(l));
-      high.push_back(rewriter.getIndexAttr(h));
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value n = tensor::DimOp::create(rewriter, loc, x, d);
+      dyn.push_back(arith::AddIOp::create(
+          rewriter, loc, n,
+          index(rewriter, loc, op.getLow()[d] + op.getHigh()[d])));
     }
     Value value = arith::ConstantOp::create(rewriter, loc,
                                             cast<TypedAttr>(op.getValue()));
-    Value result =
-        tensor::PadOp::create(rewriter, loc, type, x, low, high, value);
+    Value filled =
+        linalg::FillOp::create(rewriter, loc, value,
+                               buildEmpty(rewriter, loc, type, dyn))
+            .getResult(0);
+    Value result = insertByCopy(rewriter, loc, x, filled, low);
     rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
   }
