@@ -354,3 +354,64 @@ def test_scatter_add_repeated(tmp_path):
     expected[1] = updates[0] + updates[1] + updates[6]
     expected[3] = updates[2] + updates[3]
     check(r, expected)
+
+
+# -----------------------------------------------------------------------------
+# Sizes that only run time knows are checked there
+# -----------------------------------------------------------------------------
+
+MISMATCHES = {
+    "concat": ("paddle.concat {args} axis = 1",
+               [np.zeros((2, 2), np.float32), np.zeros((3, 3), np.float32)],
+               ["tensor<2x?xf32>", "tensor<?x3xf32>"], "tensor<2x?xf32>"),
+    "reshape": ("paddle.reshape {args} shape = [3, 2]",
+                [np.zeros((3, 3), np.float32)], ["tensor<?x3xf32>"],
+                "tensor<3x2xf32>"),
+    "reshape_inferred": ("paddle.reshape {args} shape = [-1, 2]",
+                         [np.zeros((3, 3), np.float32)], ["tensor<?x3xf32>"],
+                         "tensor<?x2xf32>"),
+    "broadcast_to": ("paddle.broadcast_to {args} shape = [2, 4]",
+                     [np.zeros((1,), np.float32)], ["tensor<?xf32>"],
+                     "tensor<2x4xf32>"),
+    "gather": ("paddle.gather {args} axis = 0",
+               [np.zeros((0,), np.float32), np.zeros((2,), np.int32)],
+               ["tensor<?xf32>", "tensor<2xi32>"], "tensor<2xf32>"),
+    "scatter_add": ("paddle.scatter_add {args} axis = 0",
+                    [np.zeros((4,), np.float32), np.zeros((2,), np.int32),
+                     np.zeros((3,), np.float32)],
+                    ["tensor<4xf32>", "tensor<?xi32>", "tensor<?xf32>"],
+                    "tensor<4xf32>"),
+}
+
+
+# Inputs of the same modules whose sizes agree: these run.
+MATCHES = {
+    "concat": [np.zeros((2, 2), np.float32), np.zeros((2, 3), np.float32)],
+    "reshape": [np.zeros((2, 3), np.float32)],
+    "reshape_inferred": [np.zeros((4, 3), np.float32)],
+    "broadcast_to": [np.zeros((4,), np.float32)],
+    "gather": [np.zeros((1,), np.float32), np.zeros((2,), np.int32)],
+    "scatter_add": [np.zeros((4,), np.float32), np.zeros((3,), np.int32),
+                    np.zeros((3,), np.float32)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISMATCHES))
+def test_runtime_size_mismatch_fails(tmp_path, name):
+    from paddle_testing import PaddleRunError
+    op_text, inputs, arg_types, result_type = MISMATCHES[name]
+    # The module runs when the sizes agree, and stops when they do not.
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "bad").mkdir()
+    run_single(tmp_path / "ok", op_text, MATCHES[name], arg_types,
+               result_type)
+    with pytest.raises(PaddleRunError):
+        run_single(tmp_path / "bad", op_text, inputs, arg_types, result_type)
+
+
+def test_gather_empty_indices_from_empty_dim(tmp_path):
+    x = np.zeros((0, 3), np.float32)
+    idx = np.zeros((0,), np.int64)
+    r = run_single(tmp_path, "paddle.gather {args} axis = 0", [x, idx],
+                   ["tensor<?x3xf32>", "tensor<?xi64>"], "tensor<?x3xf32>")
+    check(r, np.take(x, idx, axis=0))
