@@ -1,6 +1,143 @@
-//===- ShapeOps.cpp - Shape paddle ops ------------------------------------===//
+//===- ShapeOps.cpp - reshape, transpose, slice, gather, ... --------------===//
 
+#include "dialects/Paddle/IR/FoldUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
 
 using namespace mlir;
 using namespace mlir::paddle;
+
+/// A small dense constant, or null: folding larger ones would duplicate big
+/// tensors in the IR.
+static DenseElementsAttr getSmallDense(Attribute attr) {
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(attr);
+  if (!dense || dense.getNumElements() > kMaxFoldElements)
+    return {};
+  return dense;
+}
+
+/// The splat `attr` with the static type `type`, or null.
+static Attribute resplat(Attribute attr, Type type) {
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(attr);
+  auto rt = dyn_cast<RankedTensorType>(type);
+  if (!dense || !dense.isSplat() || !rt || !rt.hasStaticShape())
+    return {};
+  return DenseElementsAttr::get(rt, dense.getSplatValue<Attribute>());
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  // Equal types are the identity only when at most one dim is unknown: the
+  // element count then fixes it.
+  if (getX().getType() == getType() && getType().getNumDynamicDims() <= 1)
+    return getX();
+  if (getType().hasStaticShape())
+    if (auto dense = getSmallDense(adaptor.getX()))
+      return dense.reshape(getType());
+  // reshape(reshape(y)) = reshape(y): only the element order matters.
+  if (auto inner = getX().getDefiningOp<ReshapeOp>()) {
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastToOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  // Same rank and type: every dim is kept (a dynamic dim must equal a static
+  // target anyway).
+  if (getX().getType() == getType())
+    return getX();
+  return resplat(adaptor.getX(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())) &&
+      getX().getType() == getType())
+    return getX();
+  // transpose(transpose(y, inner), perm): result[i] = y dim inner[perm[i]].
+  if (auto inner = getX().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner.getPerm()[p]);
+    getXMutable().assign(inner.getX());
+    setPerm(composed);
+    return getResult();
+  }
+  if (Attribute splat = resplat(adaptor.getX(), getType()))
+    return splat;
+  auto dense = getSmallDense(adaptor.getX());
+  if (!dense || !getType().hasStaticShape())
+    return {};
+  // Walk the result in row-major order and read the matching input element.
+  auto inType = cast<RankedTensorType>(dense.getType());
+  ArrayRef<int64_t> inShape = inType.getShape(), outShape = getType().getShape();
+  int64_t rank = inShape.size();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  SmallVector<Attribute> in(dense.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  out.reserve(in.size());
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t n = 0, e = getType().getNumElements(); n < e; ++n) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += index[d] * inStrides[perm[d]];
+    out.push_back(in[offset]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < outShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return DenseElementsAttr::get(getType(), out);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp, ConcatOp, PadOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  // A static slice from 0 with stride 1 that keeps every size is the input.
+  if (getX().getType() == getType() && getType().hasStaticShape() &&
+      llvm::all_of(getStart(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getStride(), [](int64_t s) { return s == 1; }))
+    return getX();
+  return {};
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs().front().getType() == getType())
+    return getInputs().front();
+  return {};
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  auto isZero = [](int64_t v) { return v == 0; };
+  if (getX().getType() == getType() && llvm::all_of(getLow(), isZero) &&
+      llvm::all_of(getHigh(), isZero))
+    return getX();
+  return {};
+}
+
+LogicalResult PadOp::verify() {
+  Type elementType = getX().getType().getElementType();
+  Attribute value = getValue();
+  if (!isa<IntegerAttr, FloatAttr>(value) ||
+      cast<TypedAttr>(value).getType() != elementType)
+    return emitOpError("value must be an integer or float attribute of the "
+                       "element type ")
+           << elementType << ", got " << value;
+  return success();
+}

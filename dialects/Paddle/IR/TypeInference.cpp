@@ -151,6 +151,298 @@ mlir::paddle::normalizeAxes(std::optional<Location> loc,
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+static RankedTensorType getRanked(Type t) {
+  return dyn_cast<RankedTensorType>(t);
+}
+
+LogicalResult mlir::paddle::inferReshape(std::optional<Location> loc, Type x,
+                                         ArrayRef<int64_t> shape,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto xt = getRanked(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  int64_t inferIndex = -1, known = 1;
+  for (auto [i, s] : llvm::enumerate(shape)) {
+    if (s == -1) {
+      if (inferIndex >= 0)
+        return emitOptionalError(loc, "shape ", shapeStr(shape),
+                                 " has more than one -1");
+      inferIndex = i;
+      continue;
+    }
+    if (s < 0)
+      return emitOptionalError(loc, "shape ", shapeStr(shape),
+                               " has a negative size other than -1");
+    known *= s;
+  }
+  if (inferIndex >= 0 && known == 0)
+    return emitOptionalError(loc, "shape ", shapeStr(shape),
+                             " has a -1 and a zero size: the -1 is ambiguous");
+  SmallVector<int64_t> out(shape);
+  if (xt.hasStaticShape()) {
+    int64_t count = xt.getNumElements();
+    if (inferIndex >= 0) {
+      if (count % known != 0)
+        return emitOptionalError(loc, "cannot reshape ",
+                                 shapeStr(xt.getShape()), " (", count,
+                                 " elements) to ", shapeStr(shape));
+      out[inferIndex] = count / known;
+    } else if (count != known) {
+      return emitOptionalError(loc, "cannot reshape ", shapeStr(xt.getShape()),
+                               " (", count, " elements) to ", shapeStr(shape),
+                               " (", known, " elements)");
+    }
+  } else if (inferIndex >= 0) {
+    out[inferIndex] = ShapedType::kDynamic;
+  }
+  inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
+  return success();
+}
+
+LogicalResult mlir::paddle::inferBroadcastTo(std::optional<Location> loc,
+                                             Type x, ArrayRef<int64_t> shape,
+                                             SmallVectorImpl<Type> &inferred) {
+  auto xt = getRanked(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  int64_t rank = shape.size(), xRank = xt.getRank();
+  if (rank < xRank)
+    return emitOptionalError(loc, "cannot broadcast rank ", xRank,
+                             " to the smaller rank ", rank);
+  SmallVector<int64_t> out(shape);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t xd = d - (rank - xRank);
+    int64_t target = shape[d];
+    if (target < -1)
+      return emitOptionalError(loc, "shape ", shapeStr(shape),
+                               " has a negative size other than -1");
+    if (xd < 0) {
+      if (target == -1)
+        return emitOptionalError(loc, "shape ", shapeStr(shape), " has -1 at dim ",
+                                 d, ", which no dim of the operand aligns with");
+      continue;
+    }
+    int64_t size = xt.getDimSize(xd);
+    if (target == -1) {
+      out[d] = size;
+      continue;
+    }
+    if (!ShapedType::isDynamic(size) && size != 1 && size != target)
+      return emitOptionalError(loc, "cannot broadcast ",
+                               shapeStr(xt.getShape()), " to ",
+                               shapeStr(shape), ": dim ", d, " is ", size,
+                               " vs ", target);
+  }
+  inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
+  return success();
+}
+
+LogicalResult mlir::paddle::inferTranspose(std::optional<Location> loc, Type x,
+                                           ArrayRef<int64_t> perm,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto xt = getRanked(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  int64_t rank = xt.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitOptionalError(loc, "perm ", shapeStr(perm), " has ",
+                             perm.size(), " entries for rank ", rank);
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitOptionalError(loc, "perm ", shapeStr(perm),
+                               " is not a permutation of 0..", rank - 1);
+    seen[p] = true;
+    out.push_back(xt.getDimSize(p));
+  }
+  inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
+  return success();
+}
+
+int64_t mlir::paddle::sliceDimSize(int64_t start, int64_t limit,
+                                   int64_t stride, int64_t size) {
+  int64_t lo = std::min(start, size), hi = std::min(limit, size);
+  if (hi <= lo)
+    return 0;
+  return (hi - lo + stride - 1) / stride;
+}
+
+LogicalResult mlir::paddle::inferSlice(std::optional<Location> loc, Type x,
+                                       ArrayRef<int64_t> start,
+                                       ArrayRef<int64_t> limit,
+                                       ArrayRef<int64_t> stride,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto xt = getRanked(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  int64_t rank = xt.getRank();
+  for (auto [name, list] : {std::pair<StringRef, ArrayRef<int64_t>>{"start", start},
+                            {"limit", limit},
+                            {"stride", stride}})
+    if (static_cast<int64_t>(list.size()) != rank)
+      return emitOptionalError(loc, name, " ", shapeStr(list), " has ",
+                               list.size(), " entries for rank ", rank);
+  SmallVector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (start[d] < 0 || limit[d] < 0)
+      return emitOptionalError(loc, "start and limit must be non-negative, "
+                                    "got ",
+                               start[d], " and ", limit[d], " at dim ", d);
+    if (stride[d] <= 0)
+      return emitOptionalError(loc, "stride must be positive, got ",
+                               stride[d], " at dim ", d);
+    int64_t n = xt.getDimSize(d);
+    out.push_back(ShapedType::isDynamic(n)
+                      ? ShapedType::kDynamic
+                      : sliceDimSize(start[d], limit[d], stride[d], n));
+  }
+  inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
+  return success();
+}
+
+LogicalResult mlir::paddle::inferConcat(std::optional<Location> loc,
+                                        TypeRange inputs, int64_t axis,
+                                        SmallVectorImpl<Type> &inferred) {
+  if (inputs.empty())
+    return emitOptionalError(loc, "expects at least one input");
+  SmallVector<RankedTensorType> types;
+  for (Type t : inputs) {
+    auto rt = getRanked(t);
+    if (!rt)
+      return emitOptionalError(loc, "expects ranked tensor operands");
+    types.push_back(rt);
+  }
+  RankedTensorType first = types.front();
+  int64_t rank = first.getRank();
+  if (rank == 0)
+    return emitOptionalError(loc, "cannot concatenate rank-0 tensors");
+  auto a = normalizeAxis(loc, axis, rank);
+  if (failed(a))
+    return failure();
+  SmallVector<int64_t> out(first.getShape());
+  out[*a] = 0;
+  for (auto [i, t] : llvm::enumerate(types)) {
+    if (t.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "input ", i, " has element type ",
+                               t.getElementType(), " but input 0 has ",
+                               first.getElementType());
+    if (t.getRank() != rank)
+      return emitOptionalError(loc, "input ", i, " has rank ", t.getRank(),
+                               " but input 0 has rank ", rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t s = t.getDimSize(d);
+      if (d == *a) {
+        out[d] = ShapedType::isDynamic(s) || ShapedType::isDynamic(out[d])
+                     ? ShapedType::kDynamic
+                     : out[d] + s;
+        continue;
+      }
+      if (ShapedType::isDynamic(s))
+        continue;
+      if (!ShapedType::isDynamic(out[d]) && out[d] != s)
+        return emitOptionalError(loc, "input ", i, " has shape ",
+                                 shapeStr(t.getShape()), " but dim ", d,
+                                 " must be ", out[d], " as in the other inputs");
+      out[d] = s;
+    }
+  }
+  inferred.push_back(RankedTensorType::get(out, first.getElementType()));
+  return success();
+}
+
+LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
+                                     ArrayRef<int64_t> low,
+                                     ArrayRef<int64_t> high,
+                                     SmallVectorImpl<Type> &inferred) {
+  auto xt = getRanked(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  int64_t rank = xt.getRank();
+  if (static_cast<int64_t>(low.size()) != rank ||
+      static_cast<int64_t>(high.size()) != rank)
+    return emitOptionalError(loc, "low ", shapeStr(low), " and high ",
+                             shapeStr(high), " must have ", rank,
+                             " entries, one per dim");
+  SmallVector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (low[d] < 0 || high[d] < 0)
+      return emitOptionalError(loc, "padding must be non-negative, got low ",
+                               low[d], " and high ", high[d], " at dim ", d);
+    int64_t n = xt.getDimSize(d);
+    out.push_back(ShapedType::isDynamic(n) ? n : n + low[d] + high[d]);
+  }
+  inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
+  return success();
+}
+
+/// x.shape[:axis] + indices.shape + x.shape[axis+1:] for gather/scatter_add.
+static FailureOr<RankedTensorType>
+gatheredType(std::optional<Location> loc, Type x, Type indices, int64_t axis) {
+  auto xt = getRanked(x);
+  auto it = getRanked(indices);
+  if (!xt || !it)
+    return emitOptionalError(loc, "expects ranked tensor operands");
+  if (xt.getRank() == 0)
+    return emitOptionalError(loc, "expects an operand of rank >= 1");
+  auto a = normalizeAxis(loc, axis, xt.getRank());
+  if (failed(a))
+    return failure();
+  ArrayRef<int64_t> xs = xt.getShape();
+  SmallVector<int64_t> out(xs.take_front(*a));
+  llvm::append_range(out, it.getShape());
+  llvm::append_range(out, xs.drop_front(*a + 1));
+  return RankedTensorType::get(out, xt.getElementType());
+}
+
+LogicalResult mlir::paddle::inferGather(std::optional<Location> loc, Type x,
+                                        Type indices, int64_t axis,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto type = gatheredType(loc, x, indices, axis);
+  if (failed(type))
+    return failure();
+  auto xt = cast<RankedTensorType>(x);
+  int64_t a = axis < 0 ? axis + xt.getRank() : axis;
+  // Nothing can be read from an empty dim. When the result may be empty at
+  // run time, the lowering checks it there instead.
+  if (xt.getDimSize(a) == 0 && type->hasStaticShape() &&
+      type->getNumElements() != 0)
+    return emitOptionalError(loc, "cannot gather from dim ", a,
+                             " of size 0");
+  inferred.push_back(*type);
+  return success();
+}
+
+LogicalResult mlir::paddle::inferScatterAdd(std::optional<Location> loc,
+                                            Type x, Type indices, Type updates,
+                                            int64_t axis,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto expected = gatheredType(loc, x, indices, axis);
+  if (failed(expected))
+    return failure();
+  auto ut = getRanked(updates);
+  if (!ut)
+    return emitOptionalError(loc, "expects ranked tensor operands");
+  if (ut.getElementType() != expected->getElementType())
+    return emitOptionalError(loc, "updates have element type ",
+                             ut.getElementType(), " but x has ",
+                             expected->getElementType());
+  if (ut.getRank() != expected->getRank())
+    return emitOptionalError(loc, "updates have shape ", shapeStr(ut.getShape()),
+                             " but must have x.shape[:axis] + indices.shape + "
+                             "x.shape[axis+1:] = ",
+                             shapeStr(expected->getShape()));
+  for (auto [u, e] : llvm::zip(ut.getShape(), expected->getShape()))
+    if (!ShapedType::isDynamic(u) && !ShapedType::isDynamic(e) && u != e)
+      return emitOptionalError(loc, "updates have shape ",
+                               shapeStr(ut.getShape()),
+                               " but must have x.shape[:axis] + indices.shape "
+                               "+ x.shape[axis+1:] = ",
+                               shapeStr(expected->getShape()));
+  inferred.push_back(x);
+  return success();
+}
+
 // (end of shape section)
 
 //===----------------------------------------------------------------------===//

@@ -54,6 +54,51 @@ normalizeAxes(std::optional<Location> loc,
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+/// Result of `reshape` to `shape` (entries >= 0, at most one -1).
+LogicalResult inferReshape(std::optional<Location> loc, Type x,
+                           ArrayRef<int64_t> shape,
+                           SmallVectorImpl<Type> &inferred);
+
+/// Result of `broadcast_to` to `shape` (-1 keeps the aligned dim of `x`).
+LogicalResult inferBroadcastTo(std::optional<Location> loc, Type x,
+                               ArrayRef<int64_t> shape,
+                               SmallVectorImpl<Type> &inferred);
+
+/// Result of `transpose` by the permutation `perm`.
+LogicalResult inferTranspose(std::optional<Location> loc, Type x,
+                             ArrayRef<int64_t> perm,
+                             SmallVectorImpl<Type> &inferred);
+
+/// The number of elements of `x[start:limit:stride]` along a dim of static
+/// size `size` (numpy clamping; all arguments valid for `slice`).
+int64_t sliceDimSize(int64_t start, int64_t limit, int64_t stride,
+                     int64_t size);
+
+/// Result of `slice`: one start, limit (both >= 0) and stride (> 0) per dim.
+LogicalResult inferSlice(std::optional<Location> loc, Type x,
+                         ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
+                         ArrayRef<int64_t> stride,
+                         SmallVectorImpl<Type> &inferred);
+
+/// Result of `concat` of `inputs` along `axis` (may be negative).
+LogicalResult inferConcat(std::optional<Location> loc, TypeRange inputs,
+                          int64_t axis, SmallVectorImpl<Type> &inferred);
+
+/// Result of `pad` by `low` and `high` (non-negative, one per dim).
+LogicalResult inferPad(std::optional<Location> loc, Type x,
+                       ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                       SmallVectorImpl<Type> &inferred);
+
+/// Result of `gather`: x.shape[:axis] + indices.shape + x.shape[axis+1:].
+LogicalResult inferGather(std::optional<Location> loc, Type x, Type indices,
+                          int64_t axis, SmallVectorImpl<Type> &inferred);
+
+/// Result of `scatter_add` (the type of `x`), after checking that `updates`
+/// has the shape gather would give and the element type of `x`.
+LogicalResult inferScatterAdd(std::optional<Location> loc, Type x,
+                              Type indices, Type updates, int64_t axis,
+                              SmallVectorImpl<Type> &inferred);
+
 // (end of shape section)
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,220 @@
+// RUN: paddle-opt %s --paddle-convert-paddle-to-linalg --split-input-file | FileCheck %s
+
+// Static reshapes that merge or split neighbouring dims are collapse/expand;
+// others go through tensor.reshape with constant sizes.
+// CHECK-LABEL: func @reshape_static
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK: tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 2, 2] : tensor<2x3x4xf32> into tensor<2x3x2x2xf32>
+// CHECK-NOT: cf.assert
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xindex>
+// CHECK: tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<2x3x4xf32>, tensor<2xindex>) -> tensor<4x6xf32>
+func.func @reshape_static(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>) {
+  %0 = paddle.reshape %x shape = [-1, 4] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %1 = paddle.reshape %x shape = [2, 3, 2, 2] : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
+  %2 = paddle.reshape %x shape = [4, 6] : tensor<2x3x4xf32> -> tensor<4x6xf32>
+  return %0, %1, %2 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>
+}
+
+// -----
+
+// The -1 size is the element count divided by the known sizes, checked to
+// divide evenly at run time.
+// CHECK-LABEL: func @reshape_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>)
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[REM:.*]] = arith.remui %[[COUNT:.*]], %[[C4]] : index
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
+// CHECK: cf.assert %[[OK]], "paddle: reshape: the element count is not a multiple of the known sizes"
+// CHECK: %[[N:.*]] = arith.divui %[[COUNT]], %[[C4]] : index
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[N]], %{{.*}} : tensor<2xindex>
+// CHECK: tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<?x8xf32>, tensor<2xindex>) -> tensor<?x4xf32>
+func.func @reshape_dynamic(%x: tensor<?x8xf32>) -> tensor<?x4xf32> {
+  %0 = paddle.reshape %x shape = [-1, 4] : tensor<?x8xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// A written result type more dynamic than the inferred one gets a cast.
+// CHECK-LABEL: func @reshape_cast
+// CHECK: %[[R:.*]] = tensor.expand_shape
+// CHECK: %[[C:.*]] = tensor.cast %[[R]] : tensor<2x3xf32> to tensor<?x?xf32>
+// CHECK: return %[[C]]
+func.func @reshape_cast(%x: tensor<6xf32>) -> tensor<?x?xf32> {
+  %0 = "paddle.reshape"(%x) <{shape = array<i64: 2, 3>}> : (tensor<6xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Size-1 dims read index 0 and missing leading dims are not indexed.
+// CHECK-DAG: #[[$IN:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func @broadcast_to
+// CHECK-SAME: (%[[X:.*]]: tensor<3x1xf32>)
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x3x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]] : tensor<3x1xf32>) outs(%[[INIT]] : tensor<2x3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+func.func @broadcast_to(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %0 = paddle.broadcast_to %x shape = [2, 3, 4] : tensor<3x1xf32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// A dynamic dim against a static target must equal it at run time.
+// CHECK-LABEL: func @broadcast_to_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<?xi1>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?xi1>
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : index
+// CHECK: cf.assert %[[EQ]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[X]] : tensor<?xi1>) outs(%{{.*}} : tensor<5x7xi1>)
+func.func @broadcast_to_dynamic(%x: tensor<?xi1>) -> tensor<5x7xi1> {
+  %0 = paddle.broadcast_to %x shape = [5, 7] : tensor<?xi1> -> tensor<5x7xi1>
+  return %0 : tensor<5x7xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func @transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x?xbf16>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<2x3x?xbf16>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[D]]) : tensor<?x2x3xbf16>
+// CHECK: linalg.transpose ins(%[[X]] : tensor<2x3x?xbf16>) outs(%[[INIT]] : tensor<?x2x3xbf16>) permutation = [2, 0, 1]
+func.func @transpose(%x: tensor<2x3x?xbf16>) -> tensor<?x2x3xbf16> {
+  %0 = paddle.transpose %x perm = [2, 0, 1] : tensor<2x3x?xbf16> -> tensor<?x2x3xbf16>
+  return %0 : tensor<?x2x3xbf16>
+}
+
+// -----
+
+// Static dims use constant offsets and sizes; a dynamic dim clamps start and
+// limit to its size at run time. The strided view is copied into a dense
+// tensor.
+// CHECK-LABEL: func @slice
+// CHECK-SAME: (%[[X:.*]]: tensor<5x?xf64>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<5x?xf64>
+// CHECK: %[[LO:.*]] = arith.minsi %{{.*}}, %[[N]] : index
+// CHECK: %[[HI:.*]] = arith.minsi %{{.*}}, %[[N]] : index
+// CHECK: %[[SPAN:.*]] = arith.subi %[[HI]], %[[LO]] : index
+// CHECK: %[[POS:.*]] = arith.maxsi %[[SPAN]], %{{.*}} : index
+// CHECK: %[[SIZE:.*]] = arith.ceildivsi %[[POS]], %{{.*}} : index
+// CHECK: %[[OFF:.*]] = arith.select %{{.*}}, %{{.*}}, %[[LO]] : index
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[SIZE]]) : tensor<2x?xf64>
+// CHECK: %[[VIEW:.*]] = tensor.extract_slice %[[X]][0, %[[OFF]]] [2, %[[SIZE]]] [2, 3] : tensor<5x?xf64> to tensor<2x?xf64>
+// CHECK: linalg.copy ins(%[[VIEW]] : tensor<2x?xf64>) outs(%[[INIT]] : tensor<2x?xf64>)
+func.func @slice(%x: tensor<5x?xf64>) -> tensor<2x?xf64> {
+  %0 = paddle.slice %x start = [0, 1] limit = [4, 100] stride = [2, 3] : tensor<5x?xf64> -> tensor<2x?xf64>
+  return %0 : tensor<2x?xf64>
+}
+
+// -----
+
+// An empty slice takes no view at all.
+// CHECK-LABEL: func @slice_empty
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0x3xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @slice_empty(%x: tensor<4x3xf32>) -> tensor<0x3xf32> {
+  %0 = paddle.slice %x start = [6, 0] limit = [9, 3] stride = [1, 1] : tensor<4x3xf32> -> tensor<0x3xf32>
+  return %0 : tensor<0x3xf32>
+}
+
+// -----
+
+// Each input is copied into its place; the dynamic dim of %b that is static
+// in %a is checked at run time.
+// CHECK-LABEL: func @concat
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<?x?xf32>)
+// CHECK: %[[B0:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[B1:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[B0]], %{{.*}} : index
+// CHECK: cf.assert %[[EQ]], "paddle: concat: input sizes differ in dim 0"
+// CHECK: %[[TOTAL:.*]] = arith.addi %{{.*}}, %[[B1]] : index
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[TOTAL]]) : tensor<2x?xf32>
+// CHECK: %[[SLOT:.*]] = tensor.extract_slice %[[INIT]][0, 0] [2, 3] [1, 1]
+// CHECK: %[[CA:.*]] = linalg.copy ins(%[[A]] : tensor<2x3xf32>) outs(%[[SLOT]] : tensor<2x3xf32>)
+// CHECK: %[[R0:.*]] = tensor.insert_slice %[[CA]] into %[[INIT]][0, 0] [2, 3] [1, 1]
+// CHECK: linalg.copy ins(%[[B]] : tensor<?x?xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[R0]][0, %{{.*}}] [%{{.*}}, %{{.*}}] [1, 1] : tensor<?x?xf32> into tensor<2x?xf32>
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<?x?xf32>) -> tensor<2x?xf32> {
+  %0 = paddle.concat %a, %b axis = -1 : tensor<2x3xf32>, tensor<?x?xf32> -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @pad
+// CHECK-SAME: (%[[X:.*]]: tensor<2x?xi32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<2x?xi32>
+// CHECK: %[[N:.*]] = arith.addi %[[D]], %{{.*}} : index
+// CHECK: %[[V:.*]] = arith.constant -7 : i32
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[N]]) : tensor<5x?xi32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[V]] : i32) outs(%[[INIT]] : tensor<5x?xi32>)
+// CHECK: %[[SLOT:.*]] = tensor.extract_slice %[[FILL]][1, 0] [2, %{{.*}}] [1, 1]
+// CHECK: %[[C:.*]] = linalg.copy ins(%[[X]] : tensor<2x?xi32>) outs(%[[SLOT]] : tensor<2x?xi32>)
+// CHECK: tensor.insert_slice %[[C]] into %[[FILL]][1, 0] [2, %{{.*}}] [1, 1]
+func.func @pad(%x: tensor<2x?xi32>) -> tensor<5x?xi32> {
+  %0 = paddle.pad %x low = [1, 0] high = [2, 3] value = -7 : i32 : tensor<2x?xi32> -> tensor<5x?xi32>
+  return %0 : tensor<5x?xi32>
+}
+
+// -----
+
+// Indices wrap once and are clamped before the read.
+// CHECK-DAG: #[[$IDX:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func @gather
+// CHECK-SAME: (%[[X:.*]]: tensor<4x?xf32>, %[[I:.*]]: tensor<2x3xi64>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x?xf32>
+// CHECK: cf.assert %{{.*}}, "paddle: gather: indices into a dim of size 0"
+// CHECK: %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK: linalg.generic {indexing_maps = [#[[$IDX]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[IDX:.*]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[IDX]], %{{.*}} : index
+// CHECK: %[[ADD:.*]] = arith.addi %[[IDX]], %[[N]] : index
+// CHECK: %[[W:.*]] = arith.select %[[NEG]], %[[ADD]], %[[IDX]] : index
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[W]], %{{.*}} : index
+// CHECK: %[[CL:.*]] = arith.minsi %[[LOW]], %[[LAST]] : index
+// CHECK: %[[A:.*]] = linalg.index 0 : index
+// CHECK: %[[E:.*]] = tensor.extract %[[X]][%[[A]], %[[CL]]] : tensor<4x?xf32>
+// CHECK: linalg.yield %[[E]] : f32
+func.func @gather(%x: tensor<4x?xf32>, %i: tensor<2x3xi64>) -> tensor<4x2x3xf32> {
+  %0 = paddle.gather %x, %i axis = 1 : tensor<4x?xf32>, tensor<2x3xi64> -> tensor<4x2x3xf32>
+  return %0 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// A loop nest over the updates carries the result; out-of-range indices
+// skip the add, and bf16 adds in f32.
+// CHECK-LABEL: func @scatter_add
+// CHECK-SAME: (%[[X:.*]]: tensor<5x3xbf16>, %[[I:.*]]: tensor<4xi32>, %[[U:.*]]: tensor<4x?xbf16>)
+// CHECK: cf.assert %{{.*}}, "paddle: scatter_add: dim 1 of updates does not match x and indices"
+// CHECK: scf.for %[[IV0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC0:.*]] = %[[X]]) -> (tensor<5x3xbf16>)
+// CHECK: scf.for %[[IV1:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC1:.*]] = %[[ACC0]]) -> (tensor<5x3xbf16>)
+// CHECK: %[[RAW:.*]] = tensor.extract %[[I]][%[[IV0]]] : tensor<4xi32>
+// CHECK: arith.index_cast %[[RAW]] : i32 to index
+// CHECK: %[[W:.*]] = arith.select
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: scf.if %[[IN]] -> (tensor<5x3xbf16>)
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC1]][%[[W]], %[[IV1]]] : tensor<5x3xbf16>
+// CHECK: %[[UPD:.*]] = tensor.extract %[[U]][%[[IV0]], %[[IV1]]] : tensor<4x?xbf16>
+// CHECK: %[[OW:.*]] = arith.extf %[[OLD]] : bf16 to f32
+// CHECK: %[[UW:.*]] = arith.extf %[[UPD]] : bf16 to f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[OW]], %[[UW]] : f32
+// CHECK: %[[T:.*]] = arith.truncf %[[SUM]] : f32 to bf16
+// CHECK: %[[NEW:.*]] = tensor.insert %[[T]] into %[[ACC1]][%[[W]], %[[IV1]]] : tensor<5x3xbf16>
+// CHECK: scf.yield %[[NEW]]
+// CHECK: } else {
+// CHECK: scf.yield %[[ACC1]]
+func.func @scatter_add(%x: tensor<5x3xbf16>, %i: tensor<4xi32>, %u: tensor<4x?xbf16>) -> tensor<5x3xbf16> {
+  %0 = paddle.scatter_add %x, %i, %u axis = 0 : tensor<5x3xbf16>, tensor<4xi32>, tensor<4x?xbf16> -> tensor<5x3xbf16>
+  return %0 : tensor<5x3xbf16>
+}
