@@ -449,6 +449,111 @@ LogicalResult mlir::paddle::inferScatterAdd(std::optional<Location> loc,
 // Reduction and normalization ops
 //===----------------------------------------------------------------------===//
 
+LogicalResult mlir::paddle::inferReduction(
+    std::optional<Location> loc, Type x, std::optional<ArrayRef<int64_t>> axes,
+    bool keepdims, Type resultElementType, SmallVectorImpl<Type> &inferred) {
+  auto xt = dyn_cast<RankedTensorType>(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  auto reduced = normalizeAxes(loc, axes, xt.getRank());
+  if (failed(reduced))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < xt.getRank(); ++i) {
+    if (!llvm::is_contained(*reduced, i))
+      shape.push_back(xt.getDimSize(i));
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(
+      shape, resultElementType ? resultElementType : xt.getElementType()));
+  return success();
+}
+
+LogicalResult mlir::paddle::inferSoftmax(std::optional<Location> loc, Type x,
+                                         int64_t axis,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto xt = dyn_cast<RankedTensorType>(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  if (xt.getRank() == 0)
+    return emitOptionalError(loc, "expects an operand of rank at least 1");
+  if (failed(normalizeAxis(loc, axis, xt.getRank())))
+    return failure();
+  inferred.push_back(xt);
+  return success();
+}
+
+/// Checks that `param` broadcasts to `xt` without growing it.
+static LogicalResult checkBroadcastsTo(std::optional<Location> loc,
+                                       StringRef what, Type param,
+                                       RankedTensorType xt) {
+  auto pt = dyn_cast<RankedTensorType>(param);
+  if (!pt)
+    return emitOptionalError(loc, "expects ", what, " to be a ranked tensor");
+  if (pt.getRank() > xt.getRank())
+    return emitOptionalError(loc, what, " of shape ", shapeStr(pt.getShape()),
+                             " has a higher rank than x of shape ",
+                             shapeStr(xt.getShape()));
+  auto shape = broadcastShapes(loc, xt.getShape(), pt.getShape());
+  if (failed(shape))
+    return failure();
+  for (auto [b, d] : llvm::zip(*shape, xt.getShape()))
+    if (!ShapedType::isDynamic(b) && !ShapedType::isDynamic(d) && b != d)
+      return emitOptionalError(loc, what, " of shape ", shapeStr(pt.getShape()),
+                               " does not broadcast to x of shape ",
+                               shapeStr(xt.getShape()));
+  return success();
+}
+
+LogicalResult mlir::paddle::inferLayerNorm(std::optional<Location> loc,
+                                           Type x, Type scale, Type bias,
+                                           ArrayRef<int64_t> axes,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto xt = dyn_cast<RankedTensorType>(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  if (axes.empty())
+    return emitOptionalError(loc, "axes must name at least one dim");
+  if (failed(normalizeAxes(loc, axes, xt.getRank())))
+    return failure();
+  if (scale && failed(checkBroadcastsTo(loc, "scale", scale, xt)))
+    return failure();
+  if (bias && failed(checkBroadcastsTo(loc, "bias", bias, xt)))
+    return failure();
+  inferred.push_back(xt);
+  return success();
+}
+
+LogicalResult mlir::paddle::inferBatchNormInference(
+    std::optional<Location> loc, Type x, ArrayRef<Type> params,
+    SmallVectorImpl<Type> &inferred) {
+  static const char *names[] = {"scale", "bias", "mean", "variance"};
+  auto xt = dyn_cast<RankedTensorType>(x);
+  if (!xt)
+    return emitOptionalError(loc, "expects a ranked tensor operand");
+  if (xt.getRank() < 2)
+    return emitOptionalError(loc, "x must have rank at least 2 ([N, C, ...]), "
+                                  "got rank ",
+                             xt.getRank());
+  if (params.size() != 4)
+    return emitOptionalError(loc, "expects 4 parameters, got ", params.size());
+  int64_t channels = xt.getDimSize(1);
+  for (auto [name, param] : llvm::zip(names, params)) {
+    auto pt = dyn_cast<RankedTensorType>(param);
+    if (!pt || pt.getRank() != 1)
+      return emitOptionalError(loc, name, " must be a 1-D tensor, got ", param);
+    int64_t size = pt.getDimSize(0);
+    if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(channels) &&
+        size != channels)
+      return emitOptionalError(loc, name, " has ", size,
+                               " elements but x has ", channels,
+                               " channels (dim 1)");
+  }
+  inferred.push_back(xt);
+  return success();
+}
+
 // (end of reduction and normalization section)
 
 //===----------------------------------------------------------------------===//

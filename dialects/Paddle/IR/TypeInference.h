@@ -105,6 +105,32 @@ LogicalResult inferScatterAdd(std::optional<Location> loc, Type x,
 // Reduction and normalization ops
 //===----------------------------------------------------------------------===//
 
+/// Result of a reduction of `x` over `axes` (absent: all axes; negative
+/// counts from the end; a repeated axis is an error). Reduced dims are dropped,
+/// or kept with size 1 when `keepdims`. The element type is
+/// `resultElementType` or, when null, that of `x`.
+LogicalResult inferReduction(std::optional<Location> loc, Type x,
+                             std::optional<ArrayRef<int64_t>> axes,
+                             bool keepdims, Type resultElementType,
+                             SmallVectorImpl<Type> &inferred);
+
+/// Result of softmax / log_softmax: the type of `x`, once `axis` is checked.
+LogicalResult inferSoftmax(std::optional<Location> loc, Type x, int64_t axis,
+                           SmallVectorImpl<Type> &inferred);
+
+/// Result of layer_norm: the type of `x`. `axes` must be non-empty, in range
+/// and distinct; `scale` and `bias` (null when absent) must broadcast to the
+/// shape of `x` without changing it.
+LogicalResult inferLayerNorm(std::optional<Location> loc, Type x, Type scale,
+                             Type bias, ArrayRef<int64_t> axes,
+                             SmallVectorImpl<Type> &inferred);
+
+/// Result of batch_norm_inference: the type of `x` ([N, C, ...], rank >= 2);
+/// each of `params` (scale, bias, mean, variance) must be 1-D of size C.
+LogicalResult inferBatchNormInference(std::optional<Location> loc, Type x,
+                                      ArrayRef<Type> params,
+                                      SmallVectorImpl<Type> &inferred);
+
 // (end of reduction and normalization section)
 
 //===----------------------------------------------------------------------===//

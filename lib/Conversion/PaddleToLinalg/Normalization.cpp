@@ -1,14 +1,333 @@
-//===- Normalization.cpp - lower Normalization paddle ops
-//----------------------------------===//
+//===- Normalization.cpp - lower softmax and normalization paddle ops -----===//
+//
+// Statistics (max, sum, mean, variance) are reductions over the normalized
+// dims into tensors of the kept dims, computed in f32 for f16/bf16. They are
+// then expanded back to size-1 dims and combined with x by one broadcasting
+// elementwise linalg.generic, which also applies scale and bias.
+//
+//===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::paddle;
 
+namespace {
+
+Value cst(OpBuilder &b, Location loc, Type t, double v) {
+  return buildScalarConstant(b, loc, t, v);
+}
+
+/// Reduces `x` over `dims` into a tensor of the kept dims, starting from
+/// `initValue`. `keptInputs` (tensors of the kept dims) are read at the
+/// current kept position; `body(x, kept..., acc)` gives the new accumulator.
+Value buildStatistic(
+    OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
+    ValueRange keptInputs, Value initValue,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dyn;
+  SmallVector<AffineExpr> kept;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(dims, d)) {
+      iterators.push_back(utils::IteratorType::reduction);
+      continue;
+    }
+    iterators.push_back(utils::IteratorType::parallel);
+    kept.push_back(b.getAffineDimExpr(d));
+    shape.push_back(xt.getDimSize(d));
+    if (xt.isDynamicDim(d))
+      dyn.push_back(tensor::DimOp::create(b, loc, x, d));
+  }
+  auto type = RankedTensorType::get(shape, initValue.getType());
+  Value empty = buildEmpty(b, loc, type, dyn);
+  Value init =
+      linalg::FillOp::create(b, loc, ValueRange{initValue}, ValueRange{empty})
+          .getResult(0);
+  AffineMap keptMap = AffineMap::get(rank, 0, kept, b.getContext());
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  maps.append(keptInputs.size() + 1, keptMap);
+  SmallVector<Value> inputs{x};
+  inputs.append(keptInputs.begin(), keptInputs.end());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return generic.getResult(0);
+}
+
+/// An elementwise linalg.generic over a tensor `v`, same element type.
+Value buildMap(OpBuilder &b, Location loc, Value v,
+               function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto vt = cast<RankedTensorType>(v.getType());
+  Value init = buildEmptyLike(b, loc, vt, v);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(vt.getRank()));
+  SmallVector<utils::IteratorType> iterators(vt.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{vt}, ValueRange{v}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args[0]));
+      });
+  return generic.getResult(0);
+}
+
+/// Expands `v`, a tensor of the dims of `x` not in `dims`, to the rank of x
+/// with size 1 at `dims`, so that it broadcasts against x.
+Value expandToRankOf(OpBuilder &b, Location loc, Value v, Value x,
+                     ArrayRef<int64_t> dims) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto vt = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0; d < xt.getRank(); ++d) {
+    bool isReduced = llvm::is_contained(dims, d);
+    shape.push_back(isReduced ? 1 : xt.getDimSize(d));
+    if (isReduced)
+      sizes.push_back(b.getIndexAttr(1));
+    else if (xt.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, x, d).getResult());
+    else
+      sizes.push_back(b.getIndexAttr(xt.getDimSize(d)));
+    // Size-1 dims join the group of the next kept dim, trailing ones that
+    // of the last kept dim.
+    pending.push_back(d);
+    if (!isReduced) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, vt.getElementType()), v, groups,
+      sizes);
+}
+
+/// The number of elements of `x` over `dims`, as a scalar of float `type`.
+Value buildCount(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
+                 Type type) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d : dims) {
+    Value size = xt.isDynamicDim(d)
+                     ? tensor::DimOp::create(b, loc, x, d).getResult()
+                     : arith::ConstantIndexOp::create(b, loc, xt.getDimSize(d))
+                           .getResult();
+    count = arith::MulIOp::create(b, loc, count, size);
+  }
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  return arith::SIToFPOp::create(b, loc, type, i64);
+}
+
+/// Replaces `op` by `v`, casting to the written result type when it is more
+/// or less static than the type of x.
+void replaceWithCast(ConversionPatternRewriter &rewriter, Operation *op,
+                     Value v) {
+  Type resultType = op->getResult(0).getType();
+  if (v.getType() != resultType)
+    v = tensor::CastOp::create(rewriter, op->getLoc(), resultType, v);
+  rewriter.replaceOp(op, v);
+}
+
+template <typename OpTy>
+struct SoftmaxLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  static constexpr bool isLog = std::is_same_v<OpTy, LogSoftmaxOp>;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto axis = normalizeAxis(std::nullopt, op.getAxis(), xt.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "invalid axis");
+    SmallVector<int64_t> dims{*axis};
+    Type elt = xt.getElementType();
+    Type ct = getComputeType(elt);
+
+    Value max = buildStatistic(
+        rewriter, loc, x, dims, {},
+        buildReductionInit(rewriter, loc, ct, ReductionKind::Max),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return buildReductionCombine(b, l, a[1], buildScalarCast(b, l, a[0], ct),
+                                       ReductionKind::Max);
+        });
+    Value sum = buildStatistic(
+        rewriter, loc, x, dims, {max}, cst(rewriter, loc, ct, 0),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value shifted = arith::SubFOp::create(
+              b, l, buildScalarCast(b, l, a[0], ct), a[1]);
+          return arith::AddFOp::create(b, l, a[2],
+                                       math::ExpOp::create(b, l, shifted));
+        });
+    Value result = buildBroadcastElementwise(
+        rewriter, loc, xt,
+        {x, expandToRankOf(rewriter, loc, max, x, dims),
+         expandToRankOf(rewriter, loc, sum, x, dims)},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value shifted = arith::SubFOp::create(
+              b, l, buildScalarCast(b, l, a[0], ct), a[1]);
+          Value r;
+          if (isLog)
+            r = arith::SubFOp::create(b, l, shifted,
+                                      math::LogOp::create(b, l, a[2]));
+          else
+            r = arith::DivFOp::create(b, l, math::ExpOp::create(b, l, shifted),
+                                      a[2]);
+          return buildScalarCast(b, l, r, elt);
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+/// (x - mean) / sqrt(var + eps), with mean and variance taken over `dims`
+/// (two passes, so the variance does not cancel), then scale and bias.
+struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto dims = normalizeAxes(std::nullopt, op.getAxes(), xt.getRank());
+    if (failed(dims))
+      return rewriter.notifyMatchFailure(op, "invalid axes");
+    Type elt = xt.getElementType();
+    Type ct = getComputeType(elt);
+    Value zero = cst(rewriter, loc, ct, 0);
+    Value count = buildCount(rewriter, loc, x, *dims, ct);
+    Value eps = cst(rewriter, loc, ct, op.getEpsilon().convertToDouble());
+
+    Value sum = buildStatistic(
+        rewriter, loc, x, *dims, {}, zero,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(b, l, a[1],
+                                       buildScalarCast(b, l, a[0], ct));
+        });
+    Value mean = buildMap(rewriter, loc, sum,
+                          [&](OpBuilder &b, Location l, Value s) -> Value {
+                            return arith::DivFOp::create(b, l, s, count);
+                          });
+    Value squares = buildStatistic(
+        rewriter, loc, x, *dims, {mean}, zero,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value d = arith::SubFOp::create(b, l, buildScalarCast(b, l, a[0], ct),
+                                          a[1]);
+          return arith::AddFOp::create(b, l, a[2],
+                                       arith::MulFOp::create(b, l, d, d));
+        });
+    Value stddev = buildMap(
+        rewriter, loc, squares, [&](OpBuilder &b, Location l, Value s) -> Value {
+          Value var = arith::DivFOp::create(b, l, s, count);
+          return math::SqrtOp::create(b, l,
+                                      arith::AddFOp::create(b, l, var, eps));
+        });
+
+    SmallVector<Value> operands{x, expandToRankOf(rewriter, loc, mean, x, *dims),
+                                expandToRankOf(rewriter, loc, stddev, x, *dims)};
+    Value scale = adaptor.getScale(), bias = adaptor.getBias();
+    if (scale)
+      operands.push_back(scale);
+    if (bias)
+      operands.push_back(bias);
+    Value result = buildBroadcastElementwise(
+        rewriter, loc, xt, operands,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value y = arith::DivFOp::create(
+              b, l,
+              arith::SubFOp::create(b, l, buildScalarCast(b, l, a[0], ct), a[1]),
+              a[2]);
+          unsigned next = 3;
+          if (scale)
+            y = arith::MulFOp::create(b, l, y,
+                                      buildScalarCast(b, l, a[next++], ct));
+          if (bias)
+            y = arith::AddFOp::create(b, l, y,
+                                      buildScalarCast(b, l, a[next++], ct));
+          return buildScalarCast(b, l, y, elt);
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+/// The 1-D parameters are expanded to [1, C, 1, ...] and broadcast against
+/// x, so a dynamic C is checked against x at run time by the broadcast.
+struct BatchNormInferenceLowering
+    : OpConversionPattern<BatchNormInferenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormInferenceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    auto xt = cast<RankedTensorType>(x.getType());
+    Type elt = xt.getElementType();
+    Type ct = getComputeType(elt);
+    Value eps = cst(rewriter, loc, ct, op.getEpsilon().convertToDouble());
+
+    int64_t rank = xt.getRank();
+    SmallVector<int64_t> shape(rank, 1);
+    SmallVector<Value> operands{x};
+    for (Value p : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
+                    adaptor.getVariance()}) {
+      auto pt = cast<RankedTensorType>(p.getType());
+      shape[1] = pt.getDimSize(0);
+      SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
+      sizes[1] = pt.isDynamicDim(0)
+                     ? OpFoldResult(tensor::DimOp::create(rewriter, loc, p, 0)
+                                        .getResult())
+                     : OpFoldResult(rewriter.getIndexAttr(pt.getDimSize(0)));
+      SmallVector<ReassociationIndices> groups{
+          llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+      operands.push_back(tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, pt.getElementType()), p,
+          groups, sizes));
+    }
+    Value result = buildBroadcastElementwise(
+        rewriter, loc, xt, operands,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> v;
+          for (Value s : a)
+            v.push_back(buildScalarCast(b, l, s, ct));
+          // v: x, scale, bias, mean, variance.
+          Value stddev = math::SqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, v[4], eps));
+          Value y = arith::DivFOp::create(
+              b, l, arith::SubFOp::create(b, l, v[0], v[3]), stddev);
+          y = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, y, v[1]),
+                                    v[2]);
+          return buildScalarCast(b, l, y, elt);
+        });
+    replaceWithCast(rewriter, op, result);
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::paddle::populateNormalizationToLinalgPatterns(
-    RewritePatternSet &patterns) {}
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
+               LayerNormLowering, BatchNormInferenceLowering>(ctx);
+}
