@@ -137,6 +137,31 @@ LogicalResult inferBatchNormInference(std::optional<Location> loc, Type x,
 // NN ops
 //===----------------------------------------------------------------------===//
 
+/// Result of `matmul` (NumPy matmul): rank-1 operands are promoted to
+/// matrices and the added dim dropped again; batch dims broadcast.
+LogicalResult inferMatmul(std::optional<Location> loc, Type lhs, Type rhs,
+                          SmallVectorImpl<Type> &inferred);
+
+/// Result of `conv2d` (NCHW input, OIHW filter); checks the attribute sizes
+/// and values, the group divisibility and that the output is not empty.
+LogicalResult inferConv2D(std::optional<Location> loc, Type input,
+                          Type filter, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> padding,
+                          ArrayRef<int64_t> dilations, int64_t groups,
+                          SmallVectorImpl<Type> &inferred);
+
+/// Result of `max_pool2d` / `avg_pool2d` (NCHW), PyTorch output sizes.
+LogicalResult inferPool2D(std::optional<Location> loc, Type input,
+                          ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> padding, bool ceilMode,
+                          SmallVectorImpl<Type> &inferred);
+
+/// PyTorch pooling output size of one dim: `size` (the input, >= 0),
+/// padded by `padBefore` and `padAfter`, windows `kernel` wide every
+/// `stride`. May be <= 0 when the input is too small.
+int64_t poolOutputSize(int64_t size, int64_t kernel, int64_t stride,
+                       int64_t padBefore, int64_t padAfter, bool ceilMode);
+
 // (end of nn section)
 
 } // namespace mlir::paddle
