@@ -32,6 +32,7 @@ def run(cmd):
 
 def op_histogram(ir):
     ops = re.findall(r"^\s*(?:%\S+(?:, %\S+)* = )?\"?([a-z_]+\.[a-z_.]+)", ir, re.M)
+    ops = [o for o in ops if not o.startswith(("func.", "arith.constant"))]
     return ", ".join(f"{n} x{c}" for n, c in Counter(ops).most_common(6))
 
 

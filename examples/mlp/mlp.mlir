@@ -10,7 +10,7 @@ func.func @mlp(%x: tensor<?x64xf32>,
   %a = paddle.gelu %hb : tensor<?x128xf32> -> tensor<?x128xf32>
   %l = paddle.matmul %a, %w2 : tensor<?x128xf32>, tensor<128x10xf32> -> tensor<?x10xf32>
   %lb = paddle.add %l, %b2 : tensor<?x10xf32>, tensor<10xf32> -> tensor<?x10xf32>
-  %p = paddle.softmax %lb {axis = -1} : tensor<?x10xf32> -> tensor<?x10xf32>
-  %c = paddle.argmax %p {axis = 1} : tensor<?x10xf32> -> tensor<?xi64>
+  %p = paddle.softmax %lb axis = -1 : tensor<?x10xf32> -> tensor<?x10xf32>
+  %c = paddle.argmax %p axis = 1 : tensor<?x10xf32> -> tensor<?xi64>
   return %p, %c : tensor<?x10xf32>, tensor<?xi64>
 }
