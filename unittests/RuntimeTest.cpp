@@ -15,6 +15,8 @@
 
 namespace {
 
+void *lastAllocation = nullptr;
+
 /// f(x: tensor<?xf32>) -> tensor<?xf32> computing x + 1 into a malloc'd
 /// buffer, returned with a non-trivial layout (stride 2 into a larger
 /// buffer) to exercise the strided copy-out.
@@ -32,6 +34,41 @@ void addOnePacked(void **args) {
   result[2] = 1;                       // offset
   result[3] = size;
   result[4] = 2;
+  lastAllocation = out;
+}
+
+/// f(x: tensor<?xf32>) -> tensor<?xf32>: a dense x * 3.
+void tripleDensePacked(void **args) {
+  float *aligned = *(float **)args[1];
+  int64_t size = *(int64_t *)args[3];
+  int64_t *result = (int64_t *)args[5];
+  float *out = (float *)malloc(sizeof(float) * size);
+  for (int64_t i = 0; i < size; ++i)
+    out[i] = 3 * aligned[i];
+  result[0] = result[1] = (int64_t)(uintptr_t)out;
+  result[2] = 0;
+  result[3] = size;
+  result[4] = 1;
+  lastAllocation = out;
+}
+
+/// f(x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>): 2 * x, returned
+/// twice from one dense buffer (as `return %y, %y` does).
+void doubleTwicePacked(void **args) {
+  float *aligned = *(float **)args[1];
+  int64_t size = *(int64_t *)args[3];
+  int64_t *result = (int64_t *)args[5];
+  float *out = (float *)malloc(sizeof(float) * size);
+  for (int64_t i = 0; i < size; ++i)
+    out[i] = 2 * aligned[i];
+  for (int k = 0; k < 2; ++k) {
+    int64_t *d = result + 5 * k;
+    d[0] = d[1] = (int64_t)(uintptr_t)out;
+    d[2] = 0;
+    d[3] = size;
+    d[4] = 1;
+  }
+  lastAllocation = out;
 }
 
 const paddle_tensor_spec_t kVectorF32 = {PADDLE_F32, 1, {PADDLE_DYNAMIC_DIM}};
@@ -64,6 +101,32 @@ TEST(Invoke, CallsAndCopiesStridedResult) {
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(((float *)out.data)[i], x[i] + 1);
   paddle_tensor_free(&out);
+}
+
+TEST(Invoke, AdoptsADenseResultWithoutCopy) {
+  float x[3] = {1, 2, 3};
+  paddle_tensor_t in = vector(x, 3);
+  paddle_tensor_t out{};
+  paddle_status_t s = paddle_invoke(tripleDensePacked, &kAddOne, &in, 1, &out);
+  ASSERT_EQ(s, nullptr) << message(s);
+  EXPECT_EQ(out.data, lastAllocation);
+  EXPECT_EQ(((float *)out.data)[2], 9);
+  paddle_tensor_free(&out);
+}
+
+TEST(Invoke, CopiesResultsThatShareABuffer) {
+  const paddle_tensor_spec_t outs[2] = {kVectorF32, kVectorF32};
+  const paddle_function_signature_t sig = {"twice", 1, &kVectorF32, 2, outs};
+  float x[2] = {1, -4};
+  paddle_tensor_t in = vector(x, 2);
+  paddle_tensor_t out[2] = {};
+  paddle_status_t s = paddle_invoke(doubleTwicePacked, &sig, &in, 1, out);
+  ASSERT_EQ(s, nullptr) << message(s);
+  EXPECT_NE(out[0].data, out[1].data);
+  EXPECT_NE(out[0].data, lastAllocation);
+  EXPECT_EQ(((float *)out[1].data)[1], -8);
+  paddle_tensor_free(&out[0]);
+  paddle_tensor_free(&out[1]);
 }
 
 TEST(Invoke, RejectsWrongInputCount) {

@@ -8,6 +8,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -116,12 +117,24 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
   }();
   (void)initialized;
 
+  // Optimize and generate code for this CPU: without a target machine the
+  // LLVM optimizer has no cost model and leaves loops scalar.
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder)
+    return tmBuilder.takeError();
+  tmBuilder->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(optLevel));
+  auto targetMachine = tmBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(optLevel, 0, nullptr);
+  options.transformer =
+      makeOptimizingTransformer(optLevel, 0, targetMachine->get());
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(module, options);
+  auto engine =
+      ExecutionEngine::create(module, options, std::move(*targetMachine));
   if (!engine)
     return engine.takeError();
   jit->engine_ = std::move(*engine);

@@ -7,6 +7,7 @@
 
 #include "paddle_runtime/runtime.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +56,17 @@ paddle_status_t checkInput(const paddle_function_signature_t *sig, int32_t i,
   return nullptr;
 }
 
+/// True when sizes/strides describe a dense row-major layout.
+bool isContiguous(int32_t rank, const int64_t *sizes, const int64_t *strides) {
+  int64_t expect = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    if (sizes[d] != 1 && strides[d] != expect)
+      return false;
+    expect *= sizes[d];
+  }
+  return true;
+}
+
 /// Copies a strided result into a dense row-major tensor.
 void copyStrided(const char *src, char *dst, int32_t rank, const int64_t *sizes,
                  const int64_t *strides, size_t elementSize) {
@@ -63,15 +75,7 @@ void copyStrided(const char *src, char *dst, int32_t rank, const int64_t *sizes,
     n *= sizes[d];
   if (n == 0)
     return;
-  // Contiguous fast path.
-  bool contiguous = true;
-  int64_t expect = 1;
-  for (int32_t d = rank - 1; d >= 0; --d) {
-    if (sizes[d] != 1 && strides[d] != expect)
-      contiguous = false;
-    expect *= sizes[d];
-  }
-  if (contiguous) {
+  if (isContiguous(rank, sizes, strides)) {
     memcpy(dst, src, (size_t)n * elementSize);
     return;
   }
@@ -173,37 +177,62 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
     return paddle_status_create(PADDLE_INVALID_ARGUMENT, "%s: %s", sig->name,
                                 failure);
 
-  // Copy each result out, then free the buffers the compiled code allocated
-  // (once each: two results may share one buffer).
-  paddle_status_t status = nullptr;
-  std::vector<void *> toFree;
+  // Hand each result to the caller: a dense buffer that only this result
+  // uses is adopted as is; any other result is copied out. Buffers not
+  // adopted are freed afterwards (once each: results may share one).
+  struct Result {
+    void *allocated;
+    const char *aligned;
+    int64_t offset;
+    const int64_t *sizes, *strides;
+  };
+  std::vector<Result> views;
   size_t at = 0;
   for (int32_t o = 0; o < sig->num_outputs; ++o) {
-    const paddle_tensor_spec_t &spec = sig->outputs[o];
     const int64_t *w = results.data() + at;
-    at += Descriptor::numWords(spec.rank);
-    void *allocated = (void *)(uintptr_t)w[0];
-    const char *aligned = (const char *)(uintptr_t)w[1];
-    const int64_t *sizes = w + 3, *strides = w + 3 + spec.rank;
-    bool isInput = false;
+    at += Descriptor::numWords(sig->outputs[o].rank);
+    views.push_back({(void *)(uintptr_t)w[0], (const char *)(uintptr_t)w[1],
+                     w[2], w + 3, w + 3 + sig->outputs[o].rank});
+  }
+  auto ownedByCall = [&](void *p) {
+    if (!p || (uintptr_t)p == kGlobalAllocatedPointer)
+      return false;
     for (int32_t i = 0; i < numInputs; ++i)
-      isInput |= allocated == inputs[i].data;
-    if (allocated && !isInput &&
-        (uintptr_t)allocated != kGlobalAllocatedPointer) {
-      bool seen = false;
-      for (void *p : toFree)
-        seen |= p == allocated;
-      if (!seen)
-        toFree.push_back(allocated);
+      if (p == inputs[i].data)
+        return false;
+    return true;
+  };
+  paddle_status_t status = nullptr;
+  std::vector<void *> toFree;
+  for (int32_t o = 0; o < sig->num_outputs; ++o) {
+    const paddle_tensor_spec_t &spec = sig->outputs[o];
+    const Result &r = views[o];
+    int sharers = 0;
+    for (const Result &other : views)
+      sharers += other.allocated == r.allocated;
+    bool adopt = !status && ownedByCall(r.allocated) && sharers == 1 &&
+                 r.aligned == (const char *)r.allocated && r.offset == 0 &&
+                 isContiguous(spec.rank, r.sizes, r.strides);
+    if (adopt) {
+      outputs[o].dtype = spec.dtype;
+      outputs[o].rank = spec.rank;
+      for (int32_t d = 0; d < spec.rank; ++d)
+        outputs[o].shape[d] = r.sizes[d];
+      outputs[o].data = r.allocated;
+      continue;
     }
+    if (ownedByCall(r.allocated) &&
+        std::find(toFree.begin(), toFree.end(), r.allocated) == toFree.end())
+      toFree.push_back(r.allocated);
     if (status)
       continue;
-    status = paddle_tensor_alloc(&outputs[o], spec.dtype, spec.rank, sizes);
+    status = paddle_tensor_alloc(&outputs[o], spec.dtype, spec.rank, r.sizes);
     if (status)
       continue;
     size_t elementSize = paddle_dtype_size(spec.dtype);
-    copyStrided(aligned + w[2] * (int64_t)elementSize, (char *)outputs[o].data,
-                spec.rank, sizes, strides, elementSize);
+    copyStrided(r.aligned + r.offset * (int64_t)elementSize,
+                (char *)outputs[o].data, spec.rank, r.sizes, r.strides,
+                elementSize);
   }
   for (void *p : toFree)
     free(p);

@@ -11,7 +11,8 @@
  * descriptor fields: allocated pointer, aligned pointer, offset, R sizes, R
  * strides. Results come back as the same descriptors, one after another;
  * their buffers are allocated with malloc by the compiled code and belong
- * to the caller (paddle_invoke copies them out and frees them).
+ * to the caller: paddle_invoke adopts a dense buffer that one result owns
+ * alone (no copy) and copies any other result out before freeing it.
  *
  *===----------------------------------------------------------------------===*/
 
