@@ -312,3 +312,15 @@ def test_constant_and_folding(tmp_path):
     x = np.array([0.5, 0.25, -1.0], dtype=np.float32)
     (r,) = run_op(tmp_path, body, [x], [t])
     np.testing.assert_array_equal(r, x + np.array([1.0, 4.0, 12.25], np.float32))
+
+
+def test_iota_dynamic(tmp_path, rng):
+    """Dynamic iota sizes come from index operands (here a dim of the input)."""
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    body = ("  %c0 = arith.constant 0 : index\n"
+            "  %n = tensor.dim %arg0, %c0 : tensor<?x3xf32>\n"
+            "  %0 = paddle.iota [%n] dim = 0 : tensor<?x3xf32>\n"
+            "  %1 = paddle.add %0, %arg0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>\n"
+            "  return %1 : tensor<?x3xf32>")
+    (r,) = run_op(tmp_path, body, [x], ["tensor<?x3xf32>"], ["tensor<?x3xf32>"])
+    np.testing.assert_array_equal(r, x + np.arange(5, dtype=np.float32)[:, None])
