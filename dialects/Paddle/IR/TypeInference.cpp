@@ -173,7 +173,9 @@ LogicalResult mlir::paddle::inferReshape(std::optional<Location> loc, Type x,
     if (s < 0)
       return emitOptionalError(loc, "shape ", shapeStr(shape),
                                " has a negative size other than -1");
-    known *= s;
+    if (llvm::MulOverflow(known, s, known))
+      return emitOptionalError(loc, "shape ", shapeStr(shape),
+                               " has more elements than fit in 64 bits");
   }
   if (inferIndex >= 0 && known == 0)
     return emitOptionalError(loc, "shape ", shapeStr(shape),
@@ -265,7 +267,7 @@ int64_t mlir::paddle::sliceDimSize(int64_t start, int64_t limit,
   int64_t lo = std::min(start, size), hi = std::min(limit, size);
   if (hi <= lo)
     return 0;
-  return (hi - lo + stride - 1) / stride;
+  return (hi - lo - 1) / stride + 1; // ceil, without overflow
 }
 
 LogicalResult mlir::paddle::inferSlice(std::optional<Location> loc, Type x,
@@ -333,9 +335,11 @@ LogicalResult mlir::paddle::inferConcat(std::optional<Location> loc,
     for (int64_t d = 0; d < rank; ++d) {
       int64_t s = t.getDimSize(d);
       if (d == *a) {
-        out[d] = ShapedType::isDynamic(s) || ShapedType::isDynamic(out[d])
-                     ? ShapedType::kDynamic
-                     : out[d] + s;
+        if (ShapedType::isDynamic(s) || ShapedType::isDynamic(out[d]))
+          out[d] = ShapedType::kDynamic;
+        else if (llvm::AddOverflow(out[d], s, out[d]))
+          return emitOptionalError(loc, "the size along axis ", *a,
+                                   " does not fit in 64 bits");
         continue;
       }
       if (ShapedType::isDynamic(s))
@@ -369,8 +373,16 @@ LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
     if (low[d] < 0 || high[d] < 0)
       return emitOptionalError(loc, "padding must be non-negative, got low ",
                                low[d], " and high ", high[d], " at dim ", d);
-    int64_t n = xt.getDimSize(d);
-    out.push_back(ShapedType::isDynamic(n) ? n : n + low[d] + high[d]);
+    int64_t n = xt.getDimSize(d), size;
+    if (ShapedType::isDynamic(n)) {
+      out.push_back(n);
+      continue;
+    }
+    if (llvm::AddOverflow(n, low[d], size) ||
+        llvm::AddOverflow(size, high[d], size))
+      return emitOptionalError(loc, "the padded size of dim ", d,
+                               " does not fit in 64 bits");
+    out.push_back(size);
   }
   inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
   return success();
