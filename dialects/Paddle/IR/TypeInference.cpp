@@ -151,14 +151,15 @@ mlir::paddle::normalizeAxes(std::optional<Location> loc,
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-static RankedTensorType getRanked(Type t) {
+// Named for this section so it cannot clash with helpers of the others.
+static RankedTensorType rankedShapeOperand(Type t) {
   return dyn_cast<RankedTensorType>(t);
 }
 
 LogicalResult mlir::paddle::inferReshape(std::optional<Location> loc, Type x,
                                          ArrayRef<int64_t> shape,
                                          SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t inferIndex = -1, known = 1;
@@ -204,7 +205,7 @@ LogicalResult mlir::paddle::inferReshape(std::optional<Location> loc, Type x,
 LogicalResult mlir::paddle::inferBroadcastTo(std::optional<Location> loc,
                                              Type x, ArrayRef<int64_t> shape,
                                              SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = shape.size(), xRank = xt.getRank();
@@ -242,7 +243,7 @@ LogicalResult mlir::paddle::inferBroadcastTo(std::optional<Location> loc,
 LogicalResult mlir::paddle::inferTranspose(std::optional<Location> loc, Type x,
                                            ArrayRef<int64_t> perm,
                                            SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
@@ -275,7 +276,7 @@ LogicalResult mlir::paddle::inferSlice(std::optional<Location> loc, Type x,
                                        ArrayRef<int64_t> limit,
                                        ArrayRef<int64_t> stride,
                                        SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
@@ -310,7 +311,7 @@ LogicalResult mlir::paddle::inferConcat(std::optional<Location> loc,
     return emitOptionalError(loc, "expects at least one input");
   SmallVector<RankedTensorType> types;
   for (Type t : inputs) {
-    auto rt = getRanked(t);
+    auto rt = rankedShapeOperand(t);
     if (!rt)
       return emitOptionalError(loc, "expects ranked tensor operands");
     types.push_back(rt);
@@ -359,7 +360,7 @@ LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
                                      ArrayRef<int64_t> low,
                                      ArrayRef<int64_t> high,
                                      SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
@@ -391,8 +392,8 @@ LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
 /// x.shape[:axis] + indices.shape + x.shape[axis+1:] for gather/scatter_add.
 static FailureOr<RankedTensorType>
 gatheredType(std::optional<Location> loc, Type x, Type indices, int64_t axis) {
-  auto xt = getRanked(x);
-  auto it = getRanked(indices);
+  auto xt = rankedShapeOperand(x);
+  auto it = rankedShapeOperand(indices);
   if (!xt || !it)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (xt.getRank() == 0)
@@ -432,7 +433,7 @@ LogicalResult mlir::paddle::inferScatterAdd(std::optional<Location> loc,
   auto expected = gatheredType(loc, x, indices, axis);
   if (failed(expected))
     return failure();
-  auto ut = getRanked(updates);
+  auto ut = rankedShapeOperand(updates);
   if (!ut)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (ut.getElementType() != expected->getElementType())
