@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from paddle_testing import run_op, tensor_type
 
-DTYPES = [np.float32, np.float64, np.int32, np.int8, np.bool_]
+DTYPES = [np.float32, np.float64, np.int32, np.int8, np.bool_, np.float16,
+          np.int64]
 
 
 def random_array(rng, shape, dtype):
@@ -68,7 +69,7 @@ def random_factorization(rng, count, rank):
     return dims
 
 
-@pytest.mark.parametrize("case", range(12))
+@pytest.mark.parametrize("case", range(14))
 def test_reshape(tmp_path, rng, case):
     dtype = DTYPES[case % len(DTYPES)]
     shape = random_shape(rng, int(rng.integers(1, 5)))
@@ -105,7 +106,7 @@ def test_reshape_rank0(tmp_path, rng):
 # broadcast_to
 # -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", range(12))
+@pytest.mark.parametrize("case", range(14))
 def test_broadcast_to(tmp_path, rng, case):
     dtype = DTYPES[case % len(DTYPES)]
     rank = int(rng.integers(0, 4))
@@ -164,7 +165,7 @@ def slice_size(start, limit, stride, n):
     return max(0, -(-(hi - lo) // stride))
 
 
-@pytest.mark.parametrize("case", range(12))
+@pytest.mark.parametrize("case", range(14))
 def test_slice(tmp_path, rng, case):
     dtype = DTYPES[case % len(DTYPES)]
     shape = random_shape(rng, int(rng.integers(1, 5)), 1, 7)
@@ -225,12 +226,13 @@ def test_concat(tmp_path, rng, count, case):
 # -----------------------------------------------------------------------------
 
 PAD_VALUES = {np.float32: "-2.5 : f32", np.float64: "7.0 : f64",
-              np.int32: "-3 : i32", np.int8: "9 : i8", np.bool_: "true"}
+              np.int32: "-3 : i32", np.int8: "9 : i8", np.bool_: "true",
+              np.float16: "1.5 : f16", np.int64: "-8 : i64"}
 PAD_NUMPY = {np.float32: -2.5, np.float64: 7.0, np.int32: -3, np.int8: 9,
-             np.bool_: True}
+             np.bool_: True, np.float16: 1.5, np.int64: -8}
 
 
-@pytest.mark.parametrize("case", range(10))
+@pytest.mark.parametrize("case", range(14))
 def test_pad(tmp_path, rng, case):
     dtype = DTYPES[case % len(DTYPES)]
     shape = random_shape(rng, int(rng.integers(1, 5)), 0, 4)

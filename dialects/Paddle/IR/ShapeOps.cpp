@@ -15,6 +15,19 @@ static DenseElementsAttr getSmallDense(Attribute attr) {
   return dense;
 }
 
+/// True when the op's result is its input `x` unchanged: the type inference
+/// (`inferred`, from x and the attributes) gives x's own type and so does
+/// the written result type. A written type alone is not enough: it may be
+/// more dynamic than the inferred one, and folding would drop the run-time
+/// size check of the lowering.
+static bool isIdentity(Value x, Type written,
+                       function_ref<LogicalResult(SmallVectorImpl<Type> &)>
+                           infer) {
+  SmallVector<Type> inferred;
+  return written == x.getType() && succeeded(infer(inferred)) &&
+         inferred.size() == 1 && inferred.front() == x.getType();
+}
+
 /// The splat `attr` with the static type `type`, or null.
 static Attribute resplat(Attribute attr, Type type) {
   auto dense = dyn_cast_if_present<DenseElementsAttr>(attr);
@@ -29,9 +42,10 @@ static Attribute resplat(Attribute attr, Type type) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  // Equal types are the identity only when at most one dim is unknown: the
-  // element count then fixes it.
-  if (getX().getType() == getType() && getType().getNumDynamicDims() <= 1)
+  if (isIdentity(getX(), getType(), [&](SmallVectorImpl<Type> &inferred) {
+        return inferReshape(std::nullopt, getX().getType(), getShape(),
+                            inferred);
+      }))
     return getX();
   if (getType().hasStaticShape())
     if (auto dense = getSmallDense(adaptor.getX()))
@@ -49,9 +63,10 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
-  // Same rank and type: every dim is kept (a dynamic dim must equal a static
-  // target anyway).
-  if (getX().getType() == getType())
+  if (isIdentity(getX(), getType(), [&](SmallVectorImpl<Type> &inferred) {
+        return inferBroadcastTo(std::nullopt, getX().getType(), getShape(),
+                                inferred);
+      }))
     return getX();
   return resplat(adaptor.getX(), getType());
 }

@@ -151,14 +151,15 @@ mlir::paddle::normalizeAxes(std::optional<Location> loc,
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-static RankedTensorType getRanked(Type t) {
+// Named for this section so it cannot clash with helpers of the others.
+static RankedTensorType rankedShapeOperand(Type t) {
   return dyn_cast<RankedTensorType>(t);
 }
 
 LogicalResult mlir::paddle::inferReshape(std::optional<Location> loc, Type x,
                                          ArrayRef<int64_t> shape,
                                          SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t inferIndex = -1, known = 1;
@@ -173,7 +174,9 @@ LogicalResult mlir::paddle::inferReshape(std::optional<Location> loc, Type x,
     if (s < 0)
       return emitOptionalError(loc, "shape ", shapeStr(shape),
                                " has a negative size other than -1");
-    known *= s;
+    if (llvm::MulOverflow(known, s, known))
+      return emitOptionalError(loc, "shape ", shapeStr(shape),
+                               " has more elements than fit in 64 bits");
   }
   if (inferIndex >= 0 && known == 0)
     return emitOptionalError(loc, "shape ", shapeStr(shape),
@@ -202,7 +205,7 @@ LogicalResult mlir::paddle::inferReshape(std::optional<Location> loc, Type x,
 LogicalResult mlir::paddle::inferBroadcastTo(std::optional<Location> loc,
                                              Type x, ArrayRef<int64_t> shape,
                                              SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = shape.size(), xRank = xt.getRank();
@@ -240,7 +243,7 @@ LogicalResult mlir::paddle::inferBroadcastTo(std::optional<Location> loc,
 LogicalResult mlir::paddle::inferTranspose(std::optional<Location> loc, Type x,
                                            ArrayRef<int64_t> perm,
                                            SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
@@ -265,7 +268,7 @@ int64_t mlir::paddle::sliceDimSize(int64_t start, int64_t limit,
   int64_t lo = std::min(start, size), hi = std::min(limit, size);
   if (hi <= lo)
     return 0;
-  return (hi - lo + stride - 1) / stride;
+  return (hi - lo - 1) / stride + 1; // ceil, without overflow
 }
 
 LogicalResult mlir::paddle::inferSlice(std::optional<Location> loc, Type x,
@@ -273,7 +276,7 @@ LogicalResult mlir::paddle::inferSlice(std::optional<Location> loc, Type x,
                                        ArrayRef<int64_t> limit,
                                        ArrayRef<int64_t> stride,
                                        SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
@@ -308,7 +311,7 @@ LogicalResult mlir::paddle::inferConcat(std::optional<Location> loc,
     return emitOptionalError(loc, "expects at least one input");
   SmallVector<RankedTensorType> types;
   for (Type t : inputs) {
-    auto rt = getRanked(t);
+    auto rt = rankedShapeOperand(t);
     if (!rt)
       return emitOptionalError(loc, "expects ranked tensor operands");
     types.push_back(rt);
@@ -333,9 +336,11 @@ LogicalResult mlir::paddle::inferConcat(std::optional<Location> loc,
     for (int64_t d = 0; d < rank; ++d) {
       int64_t s = t.getDimSize(d);
       if (d == *a) {
-        out[d] = ShapedType::isDynamic(s) || ShapedType::isDynamic(out[d])
-                     ? ShapedType::kDynamic
-                     : out[d] + s;
+        if (ShapedType::isDynamic(s) || ShapedType::isDynamic(out[d]))
+          out[d] = ShapedType::kDynamic;
+        else if (llvm::AddOverflow(out[d], s, out[d]))
+          return emitOptionalError(loc, "the size along axis ", *a,
+                                   " does not fit in 64 bits");
         continue;
       }
       if (ShapedType::isDynamic(s))
@@ -355,7 +360,7 @@ LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
                                      ArrayRef<int64_t> low,
                                      ArrayRef<int64_t> high,
                                      SmallVectorImpl<Type> &inferred) {
-  auto xt = getRanked(x);
+  auto xt = rankedShapeOperand(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
@@ -369,8 +374,16 @@ LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
     if (low[d] < 0 || high[d] < 0)
       return emitOptionalError(loc, "padding must be non-negative, got low ",
                                low[d], " and high ", high[d], " at dim ", d);
-    int64_t n = xt.getDimSize(d);
-    out.push_back(ShapedType::isDynamic(n) ? n : n + low[d] + high[d]);
+    int64_t n = xt.getDimSize(d), size;
+    if (ShapedType::isDynamic(n)) {
+      out.push_back(n);
+      continue;
+    }
+    if (llvm::AddOverflow(n, low[d], size) ||
+        llvm::AddOverflow(size, high[d], size))
+      return emitOptionalError(loc, "the padded size of dim ", d,
+                               " does not fit in 64 bits");
+    out.push_back(size);
   }
   inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
   return success();
@@ -379,8 +392,8 @@ LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
 /// x.shape[:axis] + indices.shape + x.shape[axis+1:] for gather/scatter_add.
 static FailureOr<RankedTensorType>
 gatheredType(std::optional<Location> loc, Type x, Type indices, int64_t axis) {
-  auto xt = getRanked(x);
-  auto it = getRanked(indices);
+  auto xt = rankedShapeOperand(x);
+  auto it = rankedShapeOperand(indices);
   if (!xt || !it)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (xt.getRank() == 0)
@@ -420,7 +433,7 @@ LogicalResult mlir::paddle::inferScatterAdd(std::optional<Location> loc,
   auto expected = gatheredType(loc, x, indices, axis);
   if (failed(expected))
     return failure();
-  auto ut = getRanked(updates);
+  auto ut = rankedShapeOperand(updates);
   if (!ut)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (ut.getElementType() != expected->getElementType())

@@ -39,18 +39,18 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   return tensor::CastOp::create(b, loc, type, v);
 }
 
-Value index(OpBuilder &b, Location loc, int64_t v) {
+Value constIndex(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
 Value toValue(OpBuilder &b, Location loc, OpFoldResult ofr) {
   if (auto v = dyn_cast<Value>(ofr))
     return v;
-  return index(b, loc, *getConstantIntValue(ofr));
+  return constIndex(b, loc, *getConstantIntValue(ofr));
 }
 
 Value product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
-  Value p = index(b, loc, 1);
+  Value p = constIndex(b, loc, 1);
   for (OpFoldResult s : sizes)
     p = arith::MulIOp::create(b, loc, p, toValue(b, loc, s));
   return p;
@@ -65,7 +65,7 @@ Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value l,
   return arith::CmpIOp::create(b, loc, p, l, r);
 }
 
-/// Asserts that `a` and `b` are equal where either is dynamic (static sizes
+/// Asserts that `x` and `y` are equal where either is dynamic (static sizes
 /// were compared by the verifier).
 void assertSameSize(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y,
                     const Twine &msg) {
@@ -79,7 +79,7 @@ void assertSameSize(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y,
 
 /// A negative index counts from the end of a dim of size `n` (numpy).
 Value wrapIndex(OpBuilder &b, Location loc, Value idx, Value n) {
-  Value zero = index(b, loc, 0);
+  Value zero = constIndex(b, loc, 0);
   Value negative = cmp(b, loc, arith::CmpIPredicate::slt, idx, zero);
   Value wrapped = arith::AddIOp::create(b, loc, idx, n);
   return arith::SelectOp::create(b, loc, negative, wrapped, idx);
@@ -158,12 +158,12 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     if (type.hasStaticShape()) {
       SmallVector<Value> sizes;
       for (int64_t s : type.getShape())
-        sizes.push_back(index(b, loc, s));
+        sizes.push_back(constIndex(b, loc, s));
       if (!xType.hasStaticShape())
         assertTrue(b, loc,
                    cmp(b, loc, arith::CmpIPredicate::eq,
                        product(b, loc, getMixedSizes(b, loc, x)),
-                       index(b, loc, type.getNumElements())),
+                       constIndex(b, loc, type.getNumElements())),
                    "reshape: the element count does not match the shape");
       return buildReshape(b, loc, x, type, sizes);
     }
@@ -173,18 +173,18 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     for (int64_t s : shape)
       if (s != -1)
         known *= s;
-    Value knownV = index(b, loc, known);
+    Value knownV = constIndex(b, loc, known);
     // The verifier rejects a -1 with a zero size, so known > 0.
     Value rem = arith::RemUIOp::create(b, loc, count, knownV);
     assertTrue(b, loc,
-               cmp(b, loc, arith::CmpIPredicate::eq, rem, index(b, loc, 0)),
+               cmp(b, loc, arith::CmpIPredicate::eq, rem, constIndex(b, loc, 0)),
                "reshape: the element count is not a multiple of the known "
                "sizes");
     SmallVector<Value> sizes;
     for (int64_t s : shape)
       sizes.push_back(s == -1 ? arith::DivUIOp::create(b, loc, count, knownV)
                                     .getResult()
-                              : index(b, loc, s));
+                              : constIndex(b, loc, s));
     return buildReshape(b, loc, x, type, sizes);
   }
 
@@ -279,18 +279,18 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       // The same clamping as sliceDimSize, at run time.
       Value n = tensor::DimOp::create(rewriter, loc, x, d);
       Value lo = arith::MinSIOp::create(rewriter, loc,
-                                        index(rewriter, loc, start), n);
+                                        constIndex(rewriter, loc, start), n);
       Value hi = arith::MinSIOp::create(rewriter, loc,
-                                        index(rewriter, loc, limit), n);
+                                        constIndex(rewriter, loc, limit), n);
       Value span = arith::MaxSIOp::create(
           rewriter, loc, arith::SubIOp::create(rewriter, loc, hi, lo),
-          index(rewriter, loc, 0));
+          constIndex(rewriter, loc, 0));
       Value size = arith::CeilDivSIOp::create(rewriter, loc, span,
-                                              index(rewriter, loc, stride));
+                                              constIndex(rewriter, loc, stride));
       Value empty = cmp(rewriter, loc, arith::CmpIPredicate::eq, size,
-                        index(rewriter, loc, 0));
+                        constIndex(rewriter, loc, 0));
       offsets.push_back(arith::SelectOp::create(
-                            rewriter, loc, empty, index(rewriter, loc, 0), lo)
+                            rewriter, loc, empty, constIndex(rewriter, loc, 0), lo)
                             .getResult());
       sizes.push_back(size);
     }
@@ -336,7 +336,7 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     for (int64_t d = 0; d < rank; ++d) {
       if (d == axis) {
         if (type.isDynamicDim(d)) {
-          Value total = index(rewriter, loc, 0);
+          Value total = constIndex(rewriter, loc, 0);
           for (auto &sizes : inputSizes)
             total = arith::AddIOp::create(rewriter, loc, total,
                                           toValue(rewriter, loc, sizes[d]));
@@ -361,10 +361,15 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       offsets[axis] = offset;
       result = insertByCopy(rewriter, loc, in, result, offsets);
-      offset = arith::AddIOp::create(rewriter, loc,
-                                     toValue(rewriter, loc, offset),
-                                     toValue(rewriter, loc, sizes[axis]))
-                   .getResult();
+      // Offsets stay constants while the sizes before them are static.
+      auto a = getConstantIntValue(offset), b = getConstantIntValue(sizes[axis]);
+      if (a && b)
+        offset = rewriter.getIndexAttr(*a + *b);
+      else
+        offset = arith::AddIOp::create(rewriter, loc,
+                                       toValue(rewriter, loc, offset),
+                                       toValue(rewriter, loc, sizes[axis]))
+                     .getResult();
     }
     rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
@@ -395,7 +400,7 @@ struct PadLowering : OpConversionPattern<PadOp> {
       Value n = tensor::DimOp::create(rewriter, loc, x, d);
       dyn.push_back(arith::AddIOp::create(
           rewriter, loc, n,
-          index(rewriter, loc, op.getLow()[d] + op.getHigh()[d])));
+          constIndex(rewriter, loc, op.getLow()[d] + op.getHigh()[d])));
     }
     Value value = arith::ConstantOp::create(rewriter, loc,
                                             cast<TypedAttr>(op.getValue()));
@@ -449,15 +454,15 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     if (xType.getDimSize(axis) == 0 || xType.isDynamicDim(axis)) {
       // An empty dim has nothing to read: allowed only for an empty result.
       Value nonEmptyDim = cmp(rewriter, loc, arith::CmpIPredicate::sgt, n,
-                              index(rewriter, loc, 0));
+                              constIndex(rewriter, loc, 0));
       Value emptyResult = cmp(rewriter, loc, arith::CmpIPredicate::eq,
                               product(rewriter, loc, sizes),
-                              index(rewriter, loc, 0));
+                              constIndex(rewriter, loc, 0));
       assertTrue(rewriter, loc,
                  arith::OrIOp::create(rewriter, loc, nonEmptyDim, emptyResult),
                  "gather: indices into a dim of size 0");
     }
-    Value last = arith::SubIOp::create(rewriter, loc, n, index(rewriter, loc, 1));
+    Value last = arith::SubIOp::create(rewriter, loc, n, constIndex(rewriter, loc, 1));
 
     SmallVector<AffineExpr> idxExprs;
     for (int64_t i = 0; i < k; ++i)
@@ -472,7 +477,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
         maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           Value i = wrapIndex(b, l, readIndex(b, l, args[0]), n);
           // Clamp so that no index reads out of bounds.
-          i = arith::MaxSIOp::create(b, l, i, index(b, l, 0));
+          i = arith::MaxSIOp::create(b, l, i, constIndex(b, l, 0));
           i = arith::MinSIOp::create(b, l, i, last);
           SmallVector<Value> at;
           for (int64_t d = 0; d < axis; ++d)
@@ -520,7 +525,7 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
                          " of updates does not match x and indices");
 
     Value n = toValue(rewriter, loc, xSizes[axis]);
-    Value zero = index(rewriter, loc, 0), one = index(rewriter, loc, 1);
+    Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
     SmallVector<Value> lbs(rank, zero), steps(rank, one), ubs;
     for (OpFoldResult s : uSizes)
       ubs.push_back(toValue(rewriter, loc, s));

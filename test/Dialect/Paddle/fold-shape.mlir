@@ -30,13 +30,17 @@ func.func @slice_identity(%x: tensor<3x4xf32>, %y: tensor<?xf32>) -> (tensor<3x4
 
 // -----
 
-// Equal types with two unknown dims are not necessarily the identity: the
-// reshape stays.
-// CHECK-LABEL: func @reshape_not_identity
+// Equal written types are not enough: these results are 2x3 and 5 (which
+// the lowering checks at run time), so the ops stay.
+// CHECK-LABEL: func @not_identities
 // CHECK: paddle.reshape
-func.func @reshape_not_identity(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+// CHECK: paddle.reshape
+// CHECK: paddle.broadcast_to
+func.func @not_identities(%x: tensor<?x?xf32>, %y: tensor<?x3xf32>, %z: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x3xf32>, tensor<?xf32>) {
   %0 = "paddle.reshape"(%x) <{shape = array<i64: 2, 3>}> : (tensor<?x?xf32>) -> tensor<?x?xf32>
-  return %0 : tensor<?x?xf32>
+  %1 = "paddle.reshape"(%y) <{shape = array<i64: 2, 3>}> : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  %2 = "paddle.broadcast_to"(%z) <{shape = array<i64: 5>}> : (tensor<?xf32>) -> tensor<?xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?x3xf32>, tensor<?xf32>
 }
 
 // -----

@@ -335,3 +335,30 @@ func.func @scatter_rank0(%x: tensor<f32>, %i: tensor<i32>, %u: tensor<f32>) {
   %0 = paddle.scatter_add %x, %i, %u axis = 0 : tensor<f32>, tensor<i32>, tensor<f32> -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @reshape_overflow(%x: tensor<?xf32>) {
+  // expected-error @+2 {{shape [4611686018427387904, 4] has more elements than fit in 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.reshape %x shape = [4611686018427387904, 4] : tensor<?xf32> -> tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_overflow(%a: tensor<9223372036854775806xi8>) {
+  // expected-error @+2 {{the size along axis 0 does not fit in 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.concat %a, %a axis = 0 : tensor<9223372036854775806xi8>, tensor<9223372036854775806xi8> -> tensor<?xi8>
+  return
+}
+
+// -----
+
+func.func @pad_overflow(%x: tensor<6xf32>) {
+  // expected-error @+2 {{the padded size of dim 0 does not fit in 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.pad %x low = [9223372036854775807] high = [0] value = 0.0 : f32 : tensor<6xf32> -> tensor<?xf32>
+  return
+}

@@ -48,6 +48,9 @@ func.func @slice(%x: tensor<5x?xf64>) -> (tensor<2x?xf64>, tensor<0x?xf64>) {
   %0 = paddle.slice %x start = [0, 1] limit = [4, 100] stride = [2, 1] : tensor<5x?xf64> -> tensor<2x?xf64>
   // CHECK: paddle.slice %[[X]] start = [7, 0] limit = [9, 3] stride = [1, 3] : tensor<5x?xf64> -> tensor<0x?xf64>
   %1 = "paddle.slice"(%x) <{start = array<i64: 7, 0>, limit = array<i64: 9, 3>, stride = array<i64: 1, 3>}> : (tensor<5x?xf64>) -> tensor<0x?xf64>
+  // A stride past the end takes the first element only.
+  // CHECK: paddle.slice %[[X]] start = [1, 0] limit = [5, 9] stride = [9223372036854775807, 1] : tensor<5x?xf64> -> tensor<1x?xf64>
+  %2 = paddle.slice %x start = [1, 0] limit = [5, 9] stride = [9223372036854775807, 1] : tensor<5x?xf64> -> tensor<1x?xf64>
   return %0, %1 : tensor<2x?xf64>, tensor<0x?xf64>
 }
 
