@@ -12,6 +12,7 @@
 #include "paddle/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -291,6 +292,18 @@ struct BatchNormInferenceLowering
     for (Value p : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
                     adaptor.getVariance()}) {
       auto pt = cast<RankedTensorType>(p.getType());
+      // A parameter of static size 1 would broadcast over a dynamic C; the
+      // op wants exactly C values, so check that C is 1 at run time.
+      if (pt.getDimSize(0) == 1 && xt.isDynamicDim(1)) {
+        Value c = tensor::DimOp::create(rewriter, loc, x, 1);
+        Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        cf::AssertOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, c,
+                                  one),
+            "paddle.batch_norm_inference: parameters have 1 element but x "
+            "has more channels");
+      }
       shape[1] = pt.getDimSize(0);
       SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
       sizes[1] = pt.isDynamicDim(0)
