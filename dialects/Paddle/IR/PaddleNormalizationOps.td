@@ -82,7 +82,7 @@ def Paddle_LayerNormOp : Paddle_Op<"layer_norm", [Pure,
   let results = (outs Paddle_FloatTensor:$result);
   let assemblyFormat = [{
     $x (`scale` $scale^)? (`bias` $bias^)? `axes` `=` $axes attr-dict `:`
-    type($x) (`,` type($scale)^)? (`,` type($bias)^)? `->` type($result)
+    type(operands) `->` type($result)
   }];
 }
 
