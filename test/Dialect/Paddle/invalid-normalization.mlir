@@ -129,3 +129,19 @@ func.func @batch_norm_mixed_types(%x: tensor<2x3xf32>, %p: tensor<3xf32>, %q: te
   %0 = paddle.batch_norm_inference %x, %p, %q, %p, %p : tensor<2x3xf32>, tensor<3xf32>, tensor<3xf64>, tensor<3xf32>, tensor<3xf32> -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @layer_norm_negative_epsilon(%x: tensor<4x3xf32>) {
+  // expected-error @+1 {{'paddle.layer_norm' op epsilon must be finite and non-negative, got -1.000000e-05}}
+  %0 = paddle.layer_norm %x axes = [1] {epsilon = -1.0e-5 : f64} : tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_nan_epsilon(%x: tensor<2x3xf32>, %p: tensor<3xf32>) {
+  // expected-error @+1 {{'paddle.batch_norm_inference' op epsilon must be finite and non-negative, got nan}}
+  %0 = paddle.batch_norm_inference %x, %p, %p, %p, %p {epsilon = 0x7FF8000000000000 : f64} : tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  return
+}
