@@ -9,7 +9,8 @@ include "dialects/Paddle/IR/PaddleBase.td"
 // Reductions over a set of axes
 //===----------------------------------------------------------------------===//
 
-class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics>
+class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics,
+                      string numpyName>
     : Paddle_Op<mnemonic, [Pure, SameOperandsAndResultElementType,
         Paddle_InferTypesWith<[{
           return ::mlir::paddle::inferReduction(location,
@@ -19,7 +20,7 @@ class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics>
         }]>]> {
   let summary = "Reduces a tensor by " # semantics # " over some axes.";
   let description = "Computes the " # semantics # " of `x` over the dims"
-      # " listed in `axes`, as numpy's `" # mnemonic # "(x, axis=axes,"
+      # " listed in `axes`, as `numpy." # numpyName # "(x, axis=axes,"
       # " keepdims=keepdims)`.\n\n"
       # "- `axes` (optional, `array<i64>`): the reduced dims; negative values"
       # " count from the end; a repeated axis is an error. Absent means every"
@@ -45,15 +46,15 @@ class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics>
 }
 
 def Paddle_ReduceSumOp
-    : Paddle_ReduceOp<"reduce_sum", Paddle_NumericTensor, "sum">;
+    : Paddle_ReduceOp<"reduce_sum", Paddle_NumericTensor, "sum", "sum">;
 def Paddle_ReduceProdOp
-    : Paddle_ReduceOp<"reduce_prod", Paddle_NumericTensor, "product">;
+    : Paddle_ReduceOp<"reduce_prod", Paddle_NumericTensor, "product", "prod">;
 def Paddle_ReduceMaxOp
-    : Paddle_ReduceOp<"reduce_max", Paddle_NumericTensor, "maximum">;
+    : Paddle_ReduceOp<"reduce_max", Paddle_NumericTensor, "maximum", "max">;
 def Paddle_ReduceMinOp
-    : Paddle_ReduceOp<"reduce_min", Paddle_NumericTensor, "minimum">;
+    : Paddle_ReduceOp<"reduce_min", Paddle_NumericTensor, "minimum", "min">;
 def Paddle_ReduceMeanOp
-    : Paddle_ReduceOp<"reduce_mean", Paddle_FloatTensor, "mean">;
+    : Paddle_ReduceOp<"reduce_mean", Paddle_FloatTensor, "mean", "mean">;
 
 //===----------------------------------------------------------------------===//
 // Index of the maximum
