@@ -201,3 +201,20 @@ def test_argmax_nan_and_infinities(tmp_path):
 def test_argmax_int_extremes(tmp_path):
     x = np.array([[-128, -128, -128], [5, 127, 127]], np.int8)
     np.testing.assert_array_equal(run_argmax(tmp_path, x, 1), [0, 1])
+
+
+@pytest.mark.parametrize("op,value", [("reduce_sum", 0.0), ("reduce_prod", 1.0),
+                                      ("reduce_max", -np.inf),
+                                      ("reduce_min", np.inf),
+                                      ("reduce_mean", np.nan)])
+def test_reduce_empty_dim(tmp_path, op, value):
+    # The neutral value, as documented (numpy raises for max and min).
+    x = np.zeros((0, 3), np.float32)
+    r = run_reduce(tmp_path, op, x, (0,), dynamic=(0,))
+    np.testing.assert_array_equal(r, np.full(3, value, np.float32))
+
+
+def test_argmax_empty_dim(tmp_path):
+    x = np.zeros((3, 0), np.int32)
+    np.testing.assert_array_equal(run_argmax(tmp_path, x, 1, dynamic=(1,)),
+                                  np.zeros(3, np.int64))

@@ -29,7 +29,10 @@ class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics,
       # " dropping it.\n\n"
       # "Integer sums and products accumulate in the element type and wrap"
       # " (numpy with `dtype=x.dtype`). f16 and bf16 accumulate in f32."
-      # " Float max and min propagate NaN as numpy does.\n\n"
+      # " Float max and min propagate NaN as numpy does. Reducing a dim of"
+      # " size 0 gives the neutral value (0, 1, -inf / the smallest integer"
+      # " for max, +inf / the largest for min; NaN for mean) where numpy"
+      # " raises for max and min.\n\n"
       # "```mlir\n"
       # "%r = paddle." # mnemonic # " %x axes = [1, -1] keepdims"
       # " : tensor<4x?x8xf32> -> tensor<4x1x1xf32>\n"
@@ -73,7 +76,8 @@ def Paddle_ArgmaxOp : Paddle_Op<"argmax", [Pure,
     The position along `axis` of the largest element of `x`, as
     `numpy.argmax(x, axis=axis, keepdims=keepdims)`: the first occurrence
     wins ties, and NaN counts as larger than any number (so the first NaN
-    wins). The result is `i64`.
+    wins). The result is `i64`. Along a dim of size 0 the result is 0
+    (numpy raises).
 
     - `axis` (`i64`): the reduced dim; negative values count from the end.
     - `keepdims` (unit): keep the reduced dim with size 1.
