@@ -65,7 +65,8 @@ def Paddle_LayerNormOp : Paddle_Op<"layer_norm", [Pure,
 
     - `axes` (`array<i64>`): the normalized dims, at least one; negative
       values count from the end; a repeated axis is an error.
-    - `epsilon` (`f64`, default 1e-5): added to the variance.
+    - `epsilon` (`f64`, default 1e-5): added to the variance; must be
+      finite and non-negative.
 
     ```mlir
     %y = paddle.layer_norm %x scale %g bias %b axes = [-1]
@@ -82,8 +83,9 @@ def Paddle_LayerNormOp : Paddle_Op<"layer_norm", [Pure,
   let results = (outs Paddle_FloatTensor:$result);
   let assemblyFormat = [{
     $x (`scale` $scale^)? (`bias` $bias^)? `axes` `=` $axes attr-dict `:`
-    type($x) (`,` type($scale)^)? (`,` type($bias)^)? `->` type($result)
+    type(operands) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def Paddle_BatchNormInferenceOp : Paddle_Op<"batch_norm_inference", [Pure,
@@ -105,7 +107,8 @@ def Paddle_BatchNormInferenceOp : Paddle_Op<"batch_norm_inference", [Pure,
     `scale`, `bias`, `mean` and `variance` are 1-D tensors of size C. f16 and
     bf16 compute in f32.
 
-    - `epsilon` (`f64`, default 1e-5): added to the variance.
+    - `epsilon` (`f64`, default 1e-5): added to the variance; must be
+      finite and non-negative.
 
     ```mlir
     %y = paddle.batch_norm_inference %x, %scale, %bias, %mean, %var
@@ -124,6 +127,7 @@ def Paddle_BatchNormInferenceOp : Paddle_Op<"batch_norm_inference", [Pure,
     type($scale) `,` type($bias) `,` type($mean) `,` type($variance) `->`
     type($result)
   }];
+  let hasVerifier = 1;
 }
 
 #endif // PADDLE_NORMALIZATION_OPS_TD

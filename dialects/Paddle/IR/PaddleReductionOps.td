@@ -9,7 +9,8 @@ include "dialects/Paddle/IR/PaddleBase.td"
 // Reductions over a set of axes
 //===----------------------------------------------------------------------===//
 
-class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics>
+class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics,
+                      string numpyName>
     : Paddle_Op<mnemonic, [Pure, SameOperandsAndResultElementType,
         Paddle_InferTypesWith<[{
           return ::mlir::paddle::inferReduction(location,
@@ -19,7 +20,7 @@ class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics>
         }]>]> {
   let summary = "Reduces a tensor by " # semantics # " over some axes.";
   let description = "Computes the " # semantics # " of `x` over the dims"
-      # " listed in `axes`, as numpy's `" # mnemonic # "(x, axis=axes,"
+      # " listed in `axes`, as `numpy." # numpyName # "(x, axis=axes,"
       # " keepdims=keepdims)`.\n\n"
       # "- `axes` (optional, `array<i64>`): the reduced dims; negative values"
       # " count from the end; a repeated axis is an error. Absent means every"
@@ -28,7 +29,10 @@ class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics>
       # " dropping it.\n\n"
       # "Integer sums and products accumulate in the element type and wrap"
       # " (numpy with `dtype=x.dtype`). f16 and bf16 accumulate in f32."
-      # " Float max and min propagate NaN as numpy does.\n\n"
+      # " Float max and min propagate NaN as numpy does. Reducing a dim of"
+      # " size 0 gives the neutral value (0, 1, -inf / the smallest integer"
+      # " for max, +inf / the largest for min; NaN for mean) where numpy"
+      # " raises for max and min.\n\n"
       # "```mlir\n"
       # "%r = paddle." # mnemonic # " %x axes = [1, -1] keepdims"
       # " : tensor<4x?x8xf32> -> tensor<4x1x1xf32>\n"
@@ -45,15 +49,15 @@ class Paddle_ReduceOp<string mnemonic, Type operandType, string semantics>
 }
 
 def Paddle_ReduceSumOp
-    : Paddle_ReduceOp<"reduce_sum", Paddle_NumericTensor, "sum">;
+    : Paddle_ReduceOp<"reduce_sum", Paddle_NumericTensor, "sum", "sum">;
 def Paddle_ReduceProdOp
-    : Paddle_ReduceOp<"reduce_prod", Paddle_NumericTensor, "product">;
+    : Paddle_ReduceOp<"reduce_prod", Paddle_NumericTensor, "product", "prod">;
 def Paddle_ReduceMaxOp
-    : Paddle_ReduceOp<"reduce_max", Paddle_NumericTensor, "maximum">;
+    : Paddle_ReduceOp<"reduce_max", Paddle_NumericTensor, "maximum", "max">;
 def Paddle_ReduceMinOp
-    : Paddle_ReduceOp<"reduce_min", Paddle_NumericTensor, "minimum">;
+    : Paddle_ReduceOp<"reduce_min", Paddle_NumericTensor, "minimum", "min">;
 def Paddle_ReduceMeanOp
-    : Paddle_ReduceOp<"reduce_mean", Paddle_FloatTensor, "mean">;
+    : Paddle_ReduceOp<"reduce_mean", Paddle_FloatTensor, "mean", "mean">;
 
 //===----------------------------------------------------------------------===//
 // Index of the maximum
@@ -72,7 +76,8 @@ def Paddle_ArgmaxOp : Paddle_Op<"argmax", [Pure,
     The position along `axis` of the largest element of `x`, as
     `numpy.argmax(x, axis=axis, keepdims=keepdims)`: the first occurrence
     wins ties, and NaN counts as larger than any number (so the first NaN
-    wins). The result is `i64`.
+    wins). The result is `i64`. Along a dim of size 0 the result is 0
+    (numpy raises).
 
     - `axis` (`i64`): the reduced dim; negative values count from the end.
     - `keepdims` (unit): keep the reduced dim with size 1.

@@ -14,13 +14,13 @@ using namespace mlir::paddle;
 /// (the verifier reports that; folders must just not fold).
 template <typename OpTy>
 static FailureOr<SmallVector<int64_t>> reducedDims(OpTy op) {
-  return normalizeAxes(std::nullopt, op.getAxes(), op.getX().getType().getRank());
+  return normalizeAxes(std::nullopt, op.getAxes(),
+                       op.getX().getType().getRank());
 }
 
 /// A reduction that reduces nothing, or only dims of static size 1 that it
 /// keeps, returns its input unchanged when the types agree.
-template <typename OpTy>
-static Value foldTrivialReduction(OpTy op) {
+template <typename OpTy> static Value foldTrivialReduction(OpTy op) {
   if (op.getX().getType() != op.getType())
     return {};
   auto dims = reducedDims(op);
@@ -72,8 +72,9 @@ static Attribute foldConstantReduction(OpTy op, Attribute input,
   SmallVector<bool> seen(numOut, false);
 
   if (auto ft = dyn_cast<FloatType>(xt.getElementType())) {
-    const llvm::fltSemantics &sem =
-        ft.isF16() || ft.isBF16() ? APFloat::IEEEsingle() : ft.getFloatSemantics();
+    const llvm::fltSemantics &sem = ft.isF16() || ft.isBF16()
+                                        ? APFloat::IEEEsingle()
+                                        : ft.getFloatSemantics();
     SmallVector<APFloat> acc(numOut, APFloat(sem));
     auto values = dense.getValues<APFloat>();
     for (int64_t i = 0; i < n; ++i) {
@@ -162,8 +163,7 @@ OpFoldResult ArgmaxOp::fold(FoldAdaptor) {
   auto xt = getX().getType();
   auto rt = dyn_cast<RankedTensorType>(getType());
   auto axis = normalizeAxis(std::nullopt, getAxis(), xt.getRank());
-  if (failed(axis) || xt.getDimSize(*axis) != 1 || !rt ||
-      !rt.hasStaticShape())
+  if (failed(axis) || xt.getDimSize(*axis) != 1 || !rt || !rt.hasStaticShape())
     return {};
   return DenseElementsAttr::get(rt, APInt(64, 0));
 }

@@ -12,6 +12,7 @@
 #include "paddle/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -144,8 +145,7 @@ void replaceWithCast(ConversionPatternRewriter &rewriter, Operation *op,
   rewriter.replaceOp(op, v);
 }
 
-template <typename OpTy>
-struct SoftmaxLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   static constexpr bool isLog = std::is_same_v<OpTy, LogSoftmaxOp>;
 
@@ -166,17 +166,17 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
         rewriter, loc, x, dims, {},
         buildReductionInit(rewriter, loc, ct, ReductionKind::Max),
         [&](OpBuilder &b, Location l, ValueRange a) {
-          return buildReductionCombine(b, l, a[1], buildScalarCast(b, l, a[0], ct),
-                                       ReductionKind::Max);
+          return buildReductionCombine(
+              b, l, a[1], buildScalarCast(b, l, a[0], ct), ReductionKind::Max);
         });
-    Value sum = buildStatistic(
-        rewriter, loc, x, dims, {max}, cst(rewriter, loc, ct, 0),
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value shifted = arith::SubFOp::create(
-              b, l, buildScalarCast(b, l, a[0], ct), a[1]);
-          return arith::AddFOp::create(b, l, a[2],
-                                       math::ExpOp::create(b, l, shifted));
-        });
+    Value sum =
+        buildStatistic(rewriter, loc, x, dims, {max}, cst(rewriter, loc, ct, 0),
+                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                         Value shifted = arith::SubFOp::create(
+                             b, l, buildScalarCast(b, l, a[0], ct), a[1]);
+                         return arith::AddFOp::create(
+                             b, l, a[2], math::ExpOp::create(b, l, shifted));
+                       });
     Value result = buildBroadcastElementwise(
         rewriter, loc, xt,
         {x, expandToRankOf(rewriter, loc, max, x, dims),
@@ -217,33 +217,34 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     Value count = buildCount(rewriter, loc, x, *dims, ct);
     Value eps = cst(rewriter, loc, ct, op.getEpsilon().convertToDouble());
 
-    Value sum = buildStatistic(
-        rewriter, loc, x, *dims, {}, zero,
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(b, l, a[1],
-                                       buildScalarCast(b, l, a[0], ct));
-        });
+    Value sum =
+        buildStatistic(rewriter, loc, x, *dims, {}, zero,
+                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                         return arith::AddFOp::create(
+                             b, l, a[1], buildScalarCast(b, l, a[0], ct));
+                       });
     Value mean = buildMap(rewriter, loc, sum,
                           [&](OpBuilder &b, Location l, Value s) -> Value {
                             return arith::DivFOp::create(b, l, s, count);
                           });
-    Value squares = buildStatistic(
-        rewriter, loc, x, *dims, {mean}, zero,
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value d = arith::SubFOp::create(b, l, buildScalarCast(b, l, a[0], ct),
-                                          a[1]);
-          return arith::AddFOp::create(b, l, a[2],
-                                       arith::MulFOp::create(b, l, d, d));
-        });
-    Value stddev = buildMap(
-        rewriter, loc, squares, [&](OpBuilder &b, Location l, Value s) -> Value {
-          Value var = arith::DivFOp::create(b, l, s, count);
-          return math::SqrtOp::create(b, l,
-                                      arith::AddFOp::create(b, l, var, eps));
-        });
+    Value squares =
+        buildStatistic(rewriter, loc, x, *dims, {mean}, zero,
+                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                         Value d = arith::SubFOp::create(
+                             b, l, buildScalarCast(b, l, a[0], ct), a[1]);
+                         return arith::AddFOp::create(
+                             b, l, a[2], arith::MulFOp::create(b, l, d, d));
+                       });
+    Value stddev = buildMap(rewriter, loc, squares,
+                            [&](OpBuilder &b, Location l, Value s) -> Value {
+                              Value var = arith::DivFOp::create(b, l, s, count);
+                              return math::SqrtOp::create(
+                                  b, l, arith::AddFOp::create(b, l, var, eps));
+                            });
 
-    SmallVector<Value> operands{x, expandToRankOf(rewriter, loc, mean, x, *dims),
-                                expandToRankOf(rewriter, loc, stddev, x, *dims)};
+    SmallVector<Value> operands{
+        x, expandToRankOf(rewriter, loc, mean, x, *dims),
+        expandToRankOf(rewriter, loc, stddev, x, *dims)};
     Value scale = adaptor.getScale(), bias = adaptor.getBias();
     if (scale)
       operands.push_back(scale);
@@ -254,7 +255,8 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value y = arith::DivFOp::create(
               b, l,
-              arith::SubFOp::create(b, l, buildScalarCast(b, l, a[0], ct), a[1]),
+              arith::SubFOp::create(b, l, buildScalarCast(b, l, a[0], ct),
+                                    a[1]),
               a[2]);
           unsigned next = 3;
           if (scale)
@@ -272,8 +274,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
 
 /// The 1-D parameters are expanded to [1, C, 1, ...] and broadcast against
 /// x, so a dynamic C is checked against x at run time by the broadcast.
-struct BatchNormInferenceLowering
-    : OpConversionPattern<BatchNormInferenceOp> {
+struct BatchNormInferenceLowering : OpConversionPattern<BatchNormInferenceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(BatchNormInferenceOp op, OpAdaptor adaptor,
@@ -291,12 +292,25 @@ struct BatchNormInferenceLowering
     for (Value p : {adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
                     adaptor.getVariance()}) {
       auto pt = cast<RankedTensorType>(p.getType());
+      // A parameter of static size 1 would broadcast over a dynamic C; the
+      // op wants exactly C values, so check that C is 1 at run time.
+      if (pt.getDimSize(0) == 1 && xt.isDynamicDim(1)) {
+        Value c = tensor::DimOp::create(rewriter, loc, x, 1);
+        Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        cf::AssertOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, c,
+                                  one),
+            "paddle.batch_norm_inference: parameters have 1 element but x "
+            "has more channels");
+      }
       shape[1] = pt.getDimSize(0);
       SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));
-      sizes[1] = pt.isDynamicDim(0)
-                     ? OpFoldResult(tensor::DimOp::create(rewriter, loc, p, 0)
-                                        .getResult())
-                     : OpFoldResult(rewriter.getIndexAttr(pt.getDimSize(0)));
+      sizes[1] =
+          pt.isDynamicDim(0)
+              ? OpFoldResult(
+                    tensor::DimOp::create(rewriter, loc, p, 0).getResult())
+              : OpFoldResult(rewriter.getIndexAttr(pt.getDimSize(0)));
       SmallVector<ReassociationIndices> groups{
           llvm::to_vector(llvm::seq<int64_t>(0, rank))};
       operands.push_back(tensor::ExpandShapeOp::create(

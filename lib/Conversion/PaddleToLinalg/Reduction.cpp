@@ -43,8 +43,7 @@ Value buildFilledKept(OpBuilder &b, Location loc, Value x,
   for (int64_t d = 0; d < xt.getRank(); ++d)
     if (!llvm::is_contained(dims, d) && xt.isDynamicDim(d))
       dyn.push_back(tensor::DimOp::create(b, loc, x, d));
-  Value empty =
-      buildEmpty(b, loc, keptType(xt, dims, value.getType()), dyn);
+  Value empty = buildEmpty(b, loc, keptType(xt, dims, value.getType()), dyn);
   return linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{empty})
       .getResult(0);
 }
@@ -87,8 +86,8 @@ Value buildMap(OpBuilder &b, Location loc, Value v, Type elt,
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+      b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
         linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args[0]));
       });
   return generic.getResult(0);
@@ -98,8 +97,7 @@ Value buildMap(OpBuilder &b, Location loc, Value v, Type elt,
 /// back the reduced dims with size 1 when `keepdims`, then casts to the
 /// written result type (which may be more or less static than inferred).
 Value finishReduction(OpBuilder &b, Location loc, Value x, Value reduced,
-                      ArrayRef<int64_t> dims, bool keepdims,
-                      Type resultType) {
+                      ArrayRef<int64_t> dims, bool keepdims, Type resultType) {
   if (keepdims) {
     auto xt = cast<RankedTensorType>(x.getType());
     auto rt = cast<RankedTensorType>(reduced.getType());
@@ -175,8 +173,7 @@ template <> constexpr ReductionKind kindOf<ReduceMinOp>() {
 }
 
 /// reduce_sum / prod / max / min / mean.
-template <typename OpTy>
-struct ReduceLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ReduceLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -191,17 +188,16 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     constexpr ReductionKind kind = kindOf<OpTy>();
     Value init = buildFilledKept(rewriter, loc, x, *dims,
                                  buildReductionInit(rewriter, loc, ct, kind));
-    Value acc = buildReduction(
-        rewriter, loc, x, *dims, init,
-        [&](OpBuilder &b, Location l, Value v, ValueRange accs) {
-          v = buildScalarCast(b, l, v, ct);
-          return SmallVector<Value>{
-              buildReductionCombine(b, l, accs[0], v, kind)};
-        })[0];
+    Value acc =
+        buildReduction(rewriter, loc, x, *dims, init,
+                       [&](OpBuilder &b, Location l, Value v, ValueRange accs) {
+                         v = buildScalarCast(b, l, v, ct);
+                         return SmallVector<Value>{
+                             buildReductionCombine(b, l, accs[0], v, kind)};
+                       })[0];
     bool isMean = std::is_same_v<OpTy, ReduceMeanOp>;
     if (isMean || ct != elt) {
-      Value count =
-          isMean ? buildCount(rewriter, loc, x, *dims, ct) : Value();
+      Value count = isMean ? buildCount(rewriter, loc, x, *dims, ct) : Value();
       acc = buildMap(rewriter, loc, acc, elt,
                      [&](OpBuilder &b, Location l, Value v) {
                        if (count)
@@ -236,8 +232,8 @@ struct ArgmaxLowering : OpConversionPattern<ArgmaxOp> {
     Value bestInit = buildFilledKept(
         rewriter, loc, x, dims,
         buildReductionInit(rewriter, loc, ct, ReductionKind::Max));
-    Value indexInit = buildFilledKept(rewriter, loc, x, dims,
-                                      buildScalarConstant(rewriter, loc, i64, 0));
+    Value indexInit = buildFilledKept(
+        rewriter, loc, x, dims, buildScalarConstant(rewriter, loc, i64, 0));
     int64_t reducedDim = *axis;
     SmallVector<Value> results = buildReduction(
         rewriter, loc, x, dims, {bestInit, indexInit},
