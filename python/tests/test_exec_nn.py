@@ -12,7 +12,7 @@ a numpy re-implementation of the hash documented on the op.
 
 import numpy as np
 import pytest
-from paddle_testing import run_module, run_op, tensor_type
+from paddle_testing import PaddleRunError, run_op, tensor_type
 
 
 def random_array(rng, shape, dtype, low=-4.0, high=4.0):
@@ -86,6 +86,7 @@ MATMUL_CASES = [
     ((6, 3, 4), (6, 4, 2), (0,), (0,)),
     ((2, 3, 4), (4,), (0, 2), (0,)),
     ((4, 1, 3, 5), (2, 5, 3), (0, 2), (0, 2)),
+    ((2, 3, 3, 4), (2, 3, 4, 5), (0, 1), ()),
 ]
 
 
@@ -196,6 +197,8 @@ CONV_CASES = [
     ((1, 6, 7, 9), (6, 1, 3, 3), (2, 2), (0, 2, 1, 0), (1, 2), 6, ()),
     ((3, 2, 11, 6), (4, 2, 4, 3), (3, 2), (2, 1, 0, 1), (2, 1), 1, (0, 2, 3)),
     ((2, 4, 9, 8), (8, 2, 3, 3), (2, 1), (1, 1, 1, 1), (1, 1), 2, (0, 2, 3)),
+    ((2, 4, 9, 8), (8, 2, 3, 3), (1, 1), (0, 1, 0, 1), (1, 2), 2, (0, 1, 2, 3)),
+    ((1, 3, 6, 7), (2, 3, 2, 2), (1, 2), (0, 0, 0, 0), (1, 1), 1, (1, 3)),
 ]
 
 
@@ -429,3 +432,33 @@ def test_rng_uniform_deterministic_and_uniform(tmp_path):
     assert abs(a.mean() - 0.5) < 0.015
     counts, _ = np.histogram(a, bins=10, range=(0, 1))
     assert counts.min() > 850 and counts.max() < 1150
+
+
+# ---------------------------------------------------------------------------
+# run-time checks of dynamic sizes: a mismatch stops paddle-run (a cf.assert)
+# instead of reading out of bounds
+# ---------------------------------------------------------------------------
+
+
+def test_matmul_dynamic_contracted_mismatch_fails(tmp_path, rng):
+    a = random_array(rng, (3, 4), np.float32)
+    b = random_array(rng, (6, 5), np.float32)
+    with pytest.raises(PaddleRunError):
+        run_matmul(tmp_path, a, b, (1,), (0,))
+
+
+def test_matmul_dynamic_batch_mismatch_fails(tmp_path, rng):
+    a = random_array(rng, (2, 3, 4), np.float32)
+    b = random_array(rng, (3, 4, 5), np.float32)
+    with pytest.raises(PaddleRunError):
+        run_matmul(tmp_path, a, b, (0,), (0,))
+
+
+def test_conv2d_dynamic_channel_mismatch_fails(tmp_path, rng):
+    x = random_array(rng, (1, 5, 6, 6), np.float32)
+    w = random_array(rng, (2, 2, 3, 3), np.float32)
+    tx, tw, tr = "tensor<1x?x6x6xf32>", "tensor<2x2x3x3xf32>", "tensor<1x2x4x4xf32>"
+    body = (f"  %0 = paddle.conv2d %arg0, %arg1 {{groups = 2}} : {tx}, {tw} -> {tr}\n"
+            f"  return %0 : {tr}")
+    with pytest.raises(PaddleRunError):
+        run_op(tmp_path, body, [x, w], [tr], [tx, tw])

@@ -93,6 +93,17 @@ Value expandShape(OpBuilder &b, Location loc, Value src,
   return tensor::ExpandShapeOp::create(b, loc, type, src, reassociation, sizes);
 }
 
+/// Checks at run time that two sizes agree, where either is dynamic (the
+/// verifier has already compared static ones).
+void assertSameSize(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y,
+                    StringRef message) {
+  if (x == y || (getConstantIntValue(x) && getConstantIntValue(y)))
+    return;
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   toValue(b, loc, x), toValue(b, loc, y));
+  cf::AssertOp::create(b, loc, eq, message);
+}
+
 DenseIntElementsAttr i64Vector(OpBuilder &b, ArrayRef<int64_t> values) {
   return b.getI64TensorAttr(values);
 }
@@ -112,8 +123,15 @@ Value broadcastBatch(OpBuilder &b, Location loc, Value v,
   bool stretches = offset != 0;
   for (int64_t d = 0; d < own; ++d)
     stretches |= type.getDimSize(d) == 1 && batchShape[d + offset] != 1;
-  if (!stretches)
-    return v;
+  if (!stretches) {
+    // Take the static batch sizes the other operand knows, so that folding
+    // and re-splitting the batch dims sees the same static sizes.
+    SmallVector<int64_t> shape(type.getShape());
+    for (int64_t d = 0; d < nb; ++d)
+      if (!ShapedType::isDynamic(batchShape[d]))
+        shape[d] = batchShape[d];
+    return castTo(b, loc, v, type.clone(shape));
+  }
 
   SmallVector<OpFoldResult> sizes(batchSizes);
   SmallVector<OpFoldResult> own_sizes = getMixedSizes(b, loc, v);
@@ -238,9 +256,17 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       };
       consider(lt, ls, d - (nb - lb));
       consider(rt, rs, d - (nb - rb));
+      // A dynamic operand dim never stretches: it must match.
+      for (auto [t, sizes, i] : {std::make_tuple(lt, ArrayRef(ls), d - (nb - lb)),
+                                 std::make_tuple(rt, ArrayRef(rs), d - (nb - rb))})
+        if (i >= 0 && t.isDynamicDim(i))
+          assertSameSize(rewriter, loc, sizes[i], size,
+                         "paddle.matmul: batch dims do not broadcast");
       batchShape.push_back(shape);
       batchSizes.push_back(size);
     }
+    assertSameSize(rewriter, loc, ls[lb + 1], rs[rb],
+                   "paddle.matmul: contracted dims differ");
 
     OpFoldResult m = ls[lb], n = rs[rb + 1];
     Value zero = buildScalarConstant(rewriter, loc, accType, 0);
@@ -405,6 +431,13 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
 
     SmallVector<OpFoldResult> in = getMixedSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> f = getMixedSizes(rewriter, loc, filter);
+    if (!getConstantIntValue(in[1]) || !getConstantIntValue(f[1])) {
+      Value expected = arith::MulIOp::create(
+          rewriter, loc, toValue(rewriter, loc, f[1]),
+          indexConst(rewriter, loc, groups));
+      assertSameSize(rewriter, loc, in[1], expected,
+                     "paddle.conv2d: input channels do not match the filter");
+    }
     SmallVector<OpFoldResult> outSizes = {in[0], f[0]};
     for (int i = 0; i < 2; ++i) {
       if (!resultType.isDynamicDim(2 + i)) {
@@ -453,7 +486,24 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       };
       OpFoldResult cPerGroup =
           getConstantIntValue(f[1]) ? f[1] : perGroup(in[1]);
+      if (!getConstantIntValue(f[0])) {
+        Value rem = arith::RemUIOp::create(rewriter, loc,
+                                           toValue(rewriter, loc, f[0]),
+                                           indexConst(rewriter, loc, groups));
+        assertSameSize(rewriter, loc, rem, rewriter.getIndexAttr(0),
+                       "paddle.conv2d: output channels are not divisible by "
+                       "groups");
+      }
       OpFoldResult oPerGroup = perGroup(f[0]);
+      // A static channels-per-group with dynamic channels: make the input's
+      // channel dim static (checked above) so the split is consistent.
+      if (std::optional<int64_t> cg = getConstantIntValue(cPerGroup)) {
+        auto it = cast<RankedTensorType>(input.getType());
+        SmallVector<int64_t> shape(it.getShape());
+        shape[1] = *cg * groups;
+        input = castTo(rewriter, loc, input, it.clone(shape));
+        in[1] = rewriter.getIndexAttr(shape[1]);
+      }
       Value input5 = expandShape(rewriter, loc, input, {{0}, {1, 2}, {3}, {4}},
                                  {in[0], g, cPerGroup, in[2], in[3]});
       Value filter5 = expandShape(rewriter, loc, filter, {{0, 1}, {2}, {3}, {4}},
