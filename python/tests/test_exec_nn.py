@@ -5,8 +5,9 @@ Tolerances: integer matmul and max pooling are exact (assert_array_equal);
 f32 matmul rtol 1e-5 (atol 1e-5 against cancellation), f64 matmul rtol
 1e-12; f16/bf16 matmul (f32 accumulation, one rounding at the end) within
 one f16 / bf16 rounding of the f32 product (rtol 2e-3 / 1e-2); conv2d rtol
-1e-4 atol 1e-5 against a float64 reference; avg pooling rtol 1e-6 on
-positive inputs (so the sums do not cancel); rng_uniform is bit-exact against
+1e-4 atol 1e-5 against a float64 reference (f16 2e-3); avg pooling rtol
+1e-6 on positive inputs (so the sums do not cancel), f16 rtol 1e-3 (one
+f16 rounding); rng_uniform is bit-exact against
 a numpy re-implementation of the hash documented on the op.
 """
 
@@ -462,3 +463,16 @@ def test_conv2d_dynamic_channel_mismatch_fails(tmp_path, rng):
             f"  return %0 : {tr}")
     with pytest.raises(PaddleRunError):
         run_op(tmp_path, body, [x, w], [tr], [tx, tw])
+
+
+@pytest.mark.parametrize("op", ["max_pool2d", "avg_pool2d"])
+def test_pool_f16(tmp_path, rng, op):
+    """f16 pools in f32 and rounds once: max is exact, avg one f16 rounding."""
+    x = random_array(rng, (2, 3, 7, 6), np.float32, 0.5, 4).astype(np.float16)
+    kind = "max" if op == "max_pool2d" else "avg"
+    ref = pool_ref(x, (3, 2), (2, 2), (1, 1, 1, 0), True, kind)
+    r = run_pool(tmp_path, op, x, (3, 2), (2, 2), (1, 1, 1, 0), True, (0, 3), ref.shape)
+    if kind == "max":
+        np.testing.assert_array_equal(r, ref)
+    else:
+        np.testing.assert_allclose(r.astype(np.float64), ref, rtol=1e-3)
