@@ -5,7 +5,7 @@ Tolerances: integer matmul and max pooling are exact (assert_array_equal);
 f32 matmul rtol 1e-5 (atol 1e-5 against cancellation), f64 matmul rtol
 1e-12; f16/bf16 matmul (f32 accumulation, one rounding at the end) within
 one f16 / bf16 rounding of the f32 product (rtol 2e-3 / 1e-2); conv2d rtol
-1e-4 atol 1e-5 against a float64 reference (f16 2e-3); avg pooling rtol
+1e-4 atol 1e-5 against a float64 reference (f16 2e-3, bf16 1e-2); avg pooling rtol
 1e-6 on positive inputs (so the sums do not cancel), f16 rtol 1e-3 (one
 f16 rounding); rng_uniform is bit-exact against
 a numpy re-implementation of the hash documented on the op.
@@ -476,3 +476,23 @@ def test_pool_f16(tmp_path, rng, op):
         np.testing.assert_array_equal(r, ref)
     else:
         np.testing.assert_allclose(r.astype(np.float64), ref, rtol=1e-3)
+
+
+def test_bf16_conv_and_max_pool(tmp_path, rng):
+    """bf16 goes in and out through paddle.cast (numpy has no bf16)."""
+    x = to_bf16(random_array(rng, (1, 2, 6, 6), np.float32, -1, 1))
+    w = to_bf16(random_array(rng, (2, 2, 3, 3), np.float32, -1, 1))
+    body = (
+        "  %x = paddle.cast %arg0 : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xbf16>\n"
+        "  %w = paddle.cast %arg1 : tensor<2x2x3x3xf32> -> tensor<2x2x3x3xbf16>\n"
+        "  %c = paddle.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}"
+        " : tensor<1x2x6x6xbf16>, tensor<2x2x3x3xbf16> -> tensor<1x2x6x6xbf16>\n"
+        "  %p = paddle.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}"
+        " : tensor<1x2x6x6xbf16> -> tensor<1x2x3x3xbf16>\n"
+        "  %rc = paddle.cast %c : tensor<1x2x6x6xbf16> -> tensor<1x2x6x6xf32>\n"
+        "  %rp = paddle.cast %p : tensor<1x2x3x3xbf16> -> tensor<1x2x3x3xf32>\n"
+        "  return %rc, %rp : tensor<1x2x6x6xf32>, tensor<1x2x3x3xf32>")
+    rc, rp = run_op(tmp_path, body, [x, w], ["tensor<1x2x6x6xf32>", "tensor<1x2x3x3xf32>"])
+    ref = conv2d_ref(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    np.testing.assert_allclose(rc, ref, rtol=1e-2, atol=1e-2)
+    np.testing.assert_array_equal(rp, pool_ref(x, (2, 2), (2, 2), (0, 0, 0, 0), False, "max"))
