@@ -207,10 +207,15 @@ static LogicalResult checkSpatialAttr(std::optional<Location> loc,
   if (values.size() != size)
     return emitOptionalError(loc, name, " must have ", size, " entries, got ",
                              values.size());
-  for (int64_t v : values)
+  for (int64_t v : values) {
     if (v < min)
       return emitOptionalError(loc, name, " must be >= ", min, ", got ",
                                shapeStr(values));
+    // Bounded so that the size arithmetic cannot overflow.
+    if (v >= (int64_t{1} << 31))
+      return emitOptionalError(loc, name, " entries must be < 2^31, got ",
+                               shapeStr(values));
+  }
   return success();
 }
 
