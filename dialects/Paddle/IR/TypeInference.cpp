@@ -244,6 +244,8 @@ LogicalResult mlir::paddle::inferConv2D(std::optional<Location> loc, Type input,
     return failure();
   if (groups < 1)
     return emitOptionalError(loc, "groups must be >= 1, got ", groups);
+  if (groups >= (int64_t{1} << 31))
+    return emitOptionalError(loc, "groups must be < 2^31, got ", groups);
   ArrayRef<int64_t> in = it.getShape(), f = ft.getShape();
   auto isStatic = [](int64_t d) { return !ShapedType::isDynamic(d); };
   if (isStatic(in[1]) && in[1] % groups != 0)
