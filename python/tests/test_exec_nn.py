@@ -5,14 +5,15 @@ Tolerances: integer matmul and max pooling are exact (assert_array_equal);
 f32 matmul rtol 1e-5 (atol 1e-5 against cancellation), f64 matmul rtol
 1e-12; f16/bf16 matmul (f32 accumulation, one rounding at the end) within
 one f16 / bf16 rounding of the f32 product (rtol 2e-3 / 1e-2); conv2d rtol
-1e-4 atol 1e-5 against a float64 reference; avg pooling rtol 1e-6 on
-positive inputs (so the sums do not cancel); rng_uniform is bit-exact against
+1e-4 atol 1e-5 against a float64 reference (f16 2e-3, bf16 1e-2); avg pooling rtol
+1e-6 on positive inputs (so the sums do not cancel), f16 rtol 1e-3 (one
+f16 rounding); rng_uniform is bit-exact against
 a numpy re-implementation of the hash documented on the op.
 """
 
 import numpy as np
 import pytest
-from paddle_testing import run_module, run_op, tensor_type
+from paddle_testing import PaddleRunError, run_op, tensor_type
 
 
 def random_array(rng, shape, dtype, low=-4.0, high=4.0):
@@ -86,6 +87,7 @@ MATMUL_CASES = [
     ((6, 3, 4), (6, 4, 2), (0,), (0,)),
     ((2, 3, 4), (4,), (0, 2), (0,)),
     ((4, 1, 3, 5), (2, 5, 3), (0, 2), (0, 2)),
+    ((2, 3, 3, 4), (2, 3, 4, 5), (0, 1), ()),
 ]
 
 
@@ -196,6 +198,8 @@ CONV_CASES = [
     ((1, 6, 7, 9), (6, 1, 3, 3), (2, 2), (0, 2, 1, 0), (1, 2), 6, ()),
     ((3, 2, 11, 6), (4, 2, 4, 3), (3, 2), (2, 1, 0, 1), (2, 1), 1, (0, 2, 3)),
     ((2, 4, 9, 8), (8, 2, 3, 3), (2, 1), (1, 1, 1, 1), (1, 1), 2, (0, 2, 3)),
+    ((2, 4, 9, 8), (8, 2, 3, 3), (1, 1), (0, 1, 0, 1), (1, 2), 2, (0, 1, 2, 3)),
+    ((1, 3, 6, 7), (2, 3, 2, 2), (1, 2), (0, 0, 0, 0), (1, 1), 1, (1, 3)),
 ]
 
 
@@ -429,3 +433,66 @@ def test_rng_uniform_deterministic_and_uniform(tmp_path):
     assert abs(a.mean() - 0.5) < 0.015
     counts, _ = np.histogram(a, bins=10, range=(0, 1))
     assert counts.min() > 850 and counts.max() < 1150
+
+
+# ---------------------------------------------------------------------------
+# run-time checks of dynamic sizes: a mismatch stops paddle-run (a cf.assert)
+# instead of reading out of bounds
+# ---------------------------------------------------------------------------
+
+
+def test_matmul_dynamic_contracted_mismatch_fails(tmp_path, rng):
+    a = random_array(rng, (3, 4), np.float32)
+    b = random_array(rng, (6, 5), np.float32)
+    with pytest.raises(PaddleRunError):
+        run_matmul(tmp_path, a, b, (1,), (0,))
+
+
+def test_matmul_dynamic_batch_mismatch_fails(tmp_path, rng):
+    a = random_array(rng, (2, 3, 4), np.float32)
+    b = random_array(rng, (3, 4, 5), np.float32)
+    with pytest.raises(PaddleRunError):
+        run_matmul(tmp_path, a, b, (0,), (0,))
+
+
+def test_conv2d_dynamic_channel_mismatch_fails(tmp_path, rng):
+    x = random_array(rng, (1, 5, 6, 6), np.float32)
+    w = random_array(rng, (2, 2, 3, 3), np.float32)
+    tx, tw, tr = "tensor<1x?x6x6xf32>", "tensor<2x2x3x3xf32>", "tensor<1x2x4x4xf32>"
+    body = (f"  %0 = paddle.conv2d %arg0, %arg1 {{groups = 2}} : {tx}, {tw} -> {tr}\n"
+            f"  return %0 : {tr}")
+    with pytest.raises(PaddleRunError):
+        run_op(tmp_path, body, [x, w], [tr], [tx, tw])
+
+
+@pytest.mark.parametrize("op", ["max_pool2d", "avg_pool2d"])
+def test_pool_f16(tmp_path, rng, op):
+    """f16 pools in f32 and rounds once: max is exact, avg one f16 rounding."""
+    x = random_array(rng, (2, 3, 7, 6), np.float32, 0.5, 4).astype(np.float16)
+    kind = "max" if op == "max_pool2d" else "avg"
+    ref = pool_ref(x, (3, 2), (2, 2), (1, 1, 1, 0), True, kind)
+    r = run_pool(tmp_path, op, x, (3, 2), (2, 2), (1, 1, 1, 0), True, (0, 3), ref.shape)
+    if kind == "max":
+        np.testing.assert_array_equal(r, ref)
+    else:
+        np.testing.assert_allclose(r.astype(np.float64), ref, rtol=1e-3)
+
+
+def test_bf16_conv_and_max_pool(tmp_path, rng):
+    """bf16 goes in and out through paddle.cast (numpy has no bf16)."""
+    x = to_bf16(random_array(rng, (1, 2, 6, 6), np.float32, -1, 1))
+    w = to_bf16(random_array(rng, (2, 2, 3, 3), np.float32, -1, 1))
+    body = (
+        "  %x = paddle.cast %arg0 : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xbf16>\n"
+        "  %w = paddle.cast %arg1 : tensor<2x2x3x3xf32> -> tensor<2x2x3x3xbf16>\n"
+        "  %c = paddle.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}"
+        " : tensor<1x2x6x6xbf16>, tensor<2x2x3x3xbf16> -> tensor<1x2x6x6xbf16>\n"
+        "  %p = paddle.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}"
+        " : tensor<1x2x6x6xbf16> -> tensor<1x2x3x3xbf16>\n"
+        "  %rc = paddle.cast %c : tensor<1x2x6x6xbf16> -> tensor<1x2x6x6xf32>\n"
+        "  %rp = paddle.cast %p : tensor<1x2x3x3xbf16> -> tensor<1x2x3x3xf32>\n"
+        "  return %rc, %rp : tensor<1x2x6x6xf32>, tensor<1x2x3x3xf32>")
+    rc, rp = run_op(tmp_path, body, [x, w], ["tensor<1x2x6x6xf32>", "tensor<1x2x3x3xf32>"])
+    ref = conv2d_ref(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    np.testing.assert_allclose(rc, ref, rtol=1e-2, atol=1e-2)
+    np.testing.assert_array_equal(rp, pool_ref(x, (2, 2), (2, 2), (0, 0, 0, 0), False, "max"))

@@ -13,8 +13,7 @@ using namespace mlir::paddle;
 
 /// A 1x1 window with stride 1 and no padding reads each element once, so
 /// both poolings are the identity (the average divides by 1).
-template <typename OpTy>
-static OpFoldResult foldIdentityPool(OpTy op) {
+template <typename OpTy> static OpFoldResult foldIdentityPool(OpTy op) {
   auto isOnes = [](ArrayRef<int64_t> v) {
     return llvm::all_of(v, [](int64_t x) { return x == 1; });
   };
@@ -44,7 +43,7 @@ LogicalResult RngUniformOp::verify() {
     return emitOpError("low and high must be finite, got ")
            << low << " and " << high;
   if (low > high)
-    return emitOpError("low (") << low << ") must not exceed high (" << high
-                                << ")";
+    return emitOpError("low (")
+           << low << ") must not exceed high (" << high << ")";
   return success();
 }

@@ -582,8 +582,8 @@ LogicalResult mlir::paddle::inferMatmul(std::optional<Location> loc, Type lhs,
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (lt.getElementType() != rt.getElementType())
     return emitOptionalError(loc, "operands have different element types ",
-                             lt.getElementType(), " and ",
-                             rt.getElementType(), "; insert a paddle.cast");
+                             lt.getElementType(), " and ", rt.getElementType(),
+                             "; insert a paddle.cast");
   if (lt.getRank() < 1 || rt.getRank() < 1)
     return emitOptionalError(loc, "matmul operands must have rank >= 1, got ",
                              lt.getRank(), " and ", rt.getRank());
@@ -615,38 +615,47 @@ static LogicalResult checkSpatialAttr(std::optional<Location> loc,
                                       StringRef name, ArrayRef<int64_t> values,
                                       size_t size, int64_t min) {
   if (values.size() != size)
-    return emitOptionalError(loc, name, " must have ", size,
-                             " entries, got ", values.size());
-  for (int64_t v : values)
+    return emitOptionalError(loc, name, " must have ", size, " entries, got ",
+                             values.size());
+  for (int64_t v : values) {
     if (v < min)
       return emitOptionalError(loc, name, " must be >= ", min, ", got ",
                                shapeStr(values));
+    // Bounded so that the size arithmetic cannot overflow.
+    if (v >= (int64_t{1} << 31))
+      return emitOptionalError(loc, name, " entries must be < 2^31, got ",
+                               shapeStr(values));
+  }
   return success();
 }
 
-LogicalResult mlir::paddle::inferConv2D(
-    std::optional<Location> loc, Type input, Type filter,
-    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
-    ArrayRef<int64_t> dilations, int64_t groups,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult mlir::paddle::inferConv2D(std::optional<Location> loc, Type input,
+                                        Type filter, ArrayRef<int64_t> strides,
+                                        ArrayRef<int64_t> padding,
+                                        ArrayRef<int64_t> dilations,
+                                        int64_t groups,
+                                        SmallVectorImpl<Type> &inferred) {
   auto it = dyn_cast<RankedTensorType>(input);
   auto ft = dyn_cast<RankedTensorType>(filter);
   if (!it || !ft)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (it.getRank() != 4 || ft.getRank() != 4)
-    return emitOptionalError(loc, "conv2d expects a rank-4 NCHW input and a "
-                                  "rank-4 OIHW filter, got ranks ",
+    return emitOptionalError(loc,
+                             "conv2d expects a rank-4 NCHW input and a "
+                             "rank-4 OIHW filter, got ranks ",
                              it.getRank(), " and ", ft.getRank());
   if (it.getElementType() != ft.getElementType())
     return emitOptionalError(loc, "operands have different element types ",
-                             it.getElementType(), " and ",
-                             ft.getElementType(), "; insert a paddle.cast");
+                             it.getElementType(), " and ", ft.getElementType(),
+                             "; insert a paddle.cast");
   if (failed(checkSpatialAttr(loc, "strides", strides, 2, 1)) ||
       failed(checkSpatialAttr(loc, "padding", padding, 4, 0)) ||
       failed(checkSpatialAttr(loc, "dilations", dilations, 2, 1)))
     return failure();
   if (groups < 1)
     return emitOptionalError(loc, "groups must be >= 1, got ", groups);
+  if (groups >= (int64_t{1} << 31))
+    return emitOptionalError(loc, "groups must be < 2^31, got ", groups);
   ArrayRef<int64_t> in = it.getShape(), f = ft.getShape();
   auto isStatic = [](int64_t d) { return !ShapedType::isDynamic(d); };
   if (isStatic(in[1]) && in[1] % groups != 0)
@@ -656,10 +665,9 @@ LogicalResult mlir::paddle::inferConv2D(
     return emitOptionalError(loc, "output channels (", f[0],
                              ") are not divisible by groups (", groups, ")");
   if (isStatic(in[1]) && isStatic(f[1]) && f[1] * groups != in[1])
-    return emitOptionalError(loc, "filter has ", f[1],
-                             " input channels per group, expected ",
-                             in[1] / groups, " (", in[1], " channels / ",
-                             groups, " groups)");
+    return emitOptionalError(
+        loc, "filter has ", f[1], " input channels per group, expected ",
+        in[1] / groups, " (", in[1], " channels / ", groups, " groups)");
   SmallVector<int64_t> shape = {in[0], f[0]};
   for (int i = 0; i < 2; ++i) {
     int64_t size = in[2 + i], k = f[2 + i];
@@ -670,10 +678,10 @@ LogicalResult mlir::paddle::inferConv2D(
     int64_t extent = size + padding[i] + padding[2 + i];
     int64_t window = dilations[i] * (k - 1) + 1;
     if (k < 1 || window > extent)
-      return emitOptionalError(loc, "conv2d output ", i == 0 ? "height" : "width",
-                               " would be empty: padded input size ", extent,
-                               " is smaller than the dilated kernel size ",
-                               window);
+      return emitOptionalError(
+          loc, "conv2d output ", i == 0 ? "height" : "width",
+          " would be empty: padded input size ", extent,
+          " is smaller than the dilated kernel size ", window);
     shape.push_back((extent - window) / strides[i] + 1);
   }
   inferred.push_back(RankedTensorType::get(shape, it.getElementType()));
@@ -693,8 +701,8 @@ int64_t mlir::paddle::poolOutputSize(int64_t size, int64_t kernel,
   return out;
 }
 
-LogicalResult mlir::paddle::inferPool2D(std::optional<Location> loc,
-                                        Type input, ArrayRef<int64_t> kernel,
+LogicalResult mlir::paddle::inferPool2D(std::optional<Location> loc, Type input,
+                                        ArrayRef<int64_t> kernel,
                                         ArrayRef<int64_t> strides,
                                         ArrayRef<int64_t> padding,
                                         bool ceilMode,
@@ -703,8 +711,9 @@ LogicalResult mlir::paddle::inferPool2D(std::optional<Location> loc,
   if (!it)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   if (it.getRank() != 4)
-    return emitOptionalError(loc, "pooling expects a rank-4 NCHW input, got "
-                                  "rank ",
+    return emitOptionalError(loc,
+                             "pooling expects a rank-4 NCHW input, got "
+                             "rank ",
                              it.getRank());
   if (failed(checkSpatialAttr(loc, "kernel", kernel, 2, 1)) ||
       failed(checkSpatialAttr(loc, "strides", strides, 2, 1)) ||
@@ -727,12 +736,10 @@ LogicalResult mlir::paddle::inferPool2D(std::optional<Location> loc,
     int64_t out = poolOutputSize(size, kernel[i], strides[i], padding[i],
                                  padding[2 + i], ceilMode);
     if (out <= 0)
-      return emitOptionalError(loc, "pooling output ",
-                               i == 0 ? "height" : "width",
-                               " would be empty: input size ", size,
-                               " with padding ", padding[i], " + ",
-                               padding[2 + i], " is smaller than the kernel ",
-                               kernel[i]);
+      return emitOptionalError(
+          loc, "pooling output ", i == 0 ? "height" : "width",
+          " would be empty: input size ", size, " with padding ", padding[i],
+          " + ", padding[2 + i], " is smaller than the kernel ", kernel[i]);
     shape.push_back(out);
   }
   inferred.push_back(RankedTensorType::get(shape, it.getElementType()));

@@ -144,9 +144,8 @@ LogicalResult inferMatmul(std::optional<Location> loc, Type lhs, Type rhs,
 
 /// Result of `conv2d` (NCHW input, OIHW filter); checks the attribute sizes
 /// and values, the group divisibility and that the output is not empty.
-LogicalResult inferConv2D(std::optional<Location> loc, Type input,
-                          Type filter, ArrayRef<int64_t> strides,
-                          ArrayRef<int64_t> padding,
+LogicalResult inferConv2D(std::optional<Location> loc, Type input, Type filter,
+                          ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
                           ArrayRef<int64_t> dilations, int64_t groups,
                           SmallVectorImpl<Type> &inferred);
 

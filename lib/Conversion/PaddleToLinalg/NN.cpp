@@ -89,8 +89,20 @@ Value expandShape(OpBuilder &b, Location loc, Value src,
                   ArrayRef<ReassociationIndices> reassociation,
                   ArrayRef<OpFoldResult> sizes) {
   auto type = RankedTensorType::get(
-      staticSizes(sizes), cast<RankedTensorType>(src.getType()).getElementType());
+      staticSizes(sizes),
+      cast<RankedTensorType>(src.getType()).getElementType());
   return tensor::ExpandShapeOp::create(b, loc, type, src, reassociation, sizes);
+}
+
+/// Checks at run time that two sizes agree, where either is dynamic (the
+/// verifier has already compared static ones).
+void assertSameSize(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y,
+                    StringRef message) {
+  if (x == y || (getConstantIntValue(x) && getConstantIntValue(y)))
+    return;
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   toValue(b, loc, x), toValue(b, loc, y));
+  cf::AssertOp::create(b, loc, eq, message);
 }
 
 DenseIntElementsAttr i64Vector(OpBuilder &b, ArrayRef<int64_t> values) {
@@ -112,12 +124,19 @@ Value broadcastBatch(OpBuilder &b, Location loc, Value v,
   bool stretches = offset != 0;
   for (int64_t d = 0; d < own; ++d)
     stretches |= type.getDimSize(d) == 1 && batchShape[d + offset] != 1;
-  if (!stretches)
-    return v;
+  if (!stretches) {
+    // Take the static batch sizes the other operand knows, so that folding
+    // and re-splitting the batch dims sees the same static sizes.
+    SmallVector<int64_t> shape(type.getShape());
+    for (int64_t d = 0; d < nb; ++d)
+      if (!ShapedType::isDynamic(batchShape[d]))
+        shape[d] = batchShape[d];
+    return castTo(b, loc, v, type.clone(shape));
+  }
 
   SmallVector<OpFoldResult> sizes(batchSizes);
-  SmallVector<OpFoldResult> own_sizes = getMixedSizes(b, loc, v);
-  sizes.append({own_sizes[own], own_sizes[own + 1]});
+  SmallVector<OpFoldResult> ownSizes = getMixedSizes(b, loc, v);
+  sizes.append({ownSizes[own], ownSizes[own + 1]});
   auto resultType =
       RankedTensorType::get(staticSizes(sizes), type.getElementType());
   Value init =
@@ -129,9 +148,8 @@ Value broadcastBatch(OpBuilder &b, Location loc, Value v,
                         : b.getAffineDimExpr(d + offset));
   exprs.push_back(b.getAffineDimExpr(nb));
   exprs.push_back(b.getAffineDimExpr(nb + 1));
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(rank, 0, exprs, b.getContext()),
-      b.getMultiDimIdentityMap(rank)};
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, b.getContext()),
+                                 b.getMultiDimIdentityMap(rank)};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   return linalg::GenericOp::create(
@@ -150,8 +168,8 @@ Value buildBatchedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                               ArrayRef<OpFoldResult> sizes, Type accType) {
   int64_t rank = sizes.size(), nb = rank - 2;
   auto type = RankedTensorType::get(staticSizes(sizes), accType);
-  Value init = buildFilled(b, loc, type, sizes,
-                           buildScalarConstant(b, loc, accType, 0));
+  Value init =
+      buildFilled(b, loc, type, sizes, buildScalarConstant(b, loc, accType, 0));
   SmallVector<AffineExpr> batch, lhsExprs, rhsExprs, outExprs;
   for (int64_t d = 0; d < nb; ++d)
     batch.push_back(b.getAffineDimExpr(d));
@@ -174,15 +192,14 @@ Value buildBatchedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
              [&](OpBuilder &bb, Location l, ValueRange args) {
                Value x = buildScalarCast(bb, l, args[0], accType);
                Value y = buildScalarCast(bb, l, args[1], accType);
-               Value v = isa<FloatType>(accType)
-                             ? arith::AddFOp::create(
-                                   bb, l, args[2],
-                                   arith::MulFOp::create(bb, l, x, y))
-                                   .getResult()
-                             : arith::AddIOp::create(
-                                   bb, l, args[2],
-                                   arith::MulIOp::create(bb, l, x, y))
-                                   .getResult();
+               Value v =
+                   isa<FloatType>(accType)
+                       ? arith::AddFOp::create(
+                             bb, l, args[2], arith::MulFOp::create(bb, l, x, y))
+                             .getResult()
+                       : arith::AddIOp::create(
+                             bb, l, args[2], arith::MulIOp::create(bb, l, x, y))
+                             .getResult();
                linalg::YieldOp::create(bb, l, v);
              })
       .getResult(0);
@@ -228,9 +245,10 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
         if (i < 0)
           return;
         int64_t s = t.getDimSize(i);
-        bool better = ShapedType::isDynamic(s)
-                          ? shape == 1
-                          : (s != 1 && (shape == 1 || ShapedType::isDynamic(shape)));
+        bool better =
+            ShapedType::isDynamic(s)
+                ? shape == 1
+                : (s != 1 && (shape == 1 || ShapedType::isDynamic(shape)));
         if (better) {
           shape = s;
           size = sizes[i];
@@ -238,9 +256,18 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       };
       consider(lt, ls, d - (nb - lb));
       consider(rt, rs, d - (nb - rb));
+      // A dynamic operand dim never stretches: it must match.
+      for (auto [t, sizes, i] :
+           {std::make_tuple(lt, ArrayRef(ls), d - (nb - lb)),
+            std::make_tuple(rt, ArrayRef(rs), d - (nb - rb))})
+        if (i >= 0 && t.isDynamicDim(i))
+          assertSameSize(rewriter, loc, sizes[i], size,
+                         "paddle.matmul: batch dims do not broadcast");
       batchShape.push_back(shape);
       batchSizes.push_back(size);
     }
+    assertSameSize(rewriter, loc, ls[lb + 1], rs[rb],
+                   "paddle.matmul: contracted dims differ");
 
     OpFoldResult m = ls[lb], n = rs[rb + 1];
     Value zero = buildScalarConstant(rewriter, loc, accType, 0);
@@ -271,17 +298,19 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
         batchGroup.push_back(d);
       reassociation = {batchGroup, {nb}, {nb + 1}};
       if (nb > 1) {
-        lhs = tensor::CollapseShapeOp::create(rewriter, loc, lhs, reassociation);
-        rhs = tensor::CollapseShapeOp::create(rewriter, loc, rhs, reassociation);
+        lhs =
+            tensor::CollapseShapeOp::create(rewriter, loc, lhs, reassociation);
+        rhs =
+            tensor::CollapseShapeOp::create(rewriter, loc, rhs, reassociation);
       }
       OpFoldResult flatBatch = getMixedSizes(rewriter, loc, lhs)[0];
       SmallVector<OpFoldResult> sizes = {flatBatch, m, n};
       auto type = RankedTensorType::get(staticSizes(sizes), accType);
       Value init = buildFilled(rewriter, loc, type, sizes, zero);
-      result = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{type},
-                                             ValueRange{lhs, rhs},
-                                             ValueRange{init})
-                   .getResult(0);
+      result =
+          linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{type},
+                                        ValueRange{lhs, rhs}, ValueRange{init})
+              .getResult(0);
       if (nb > 1) {
         SmallVector<OpFoldResult> fullSizes(batchSizes);
         fullSizes.append({m, n});
@@ -332,15 +361,18 @@ Value padSpatial(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> low,
       sizes.push_back(b.getIndexAttr(*s + low[i] + *h));
       continue;
     }
-    sizes.push_back(arith::AddIOp::create(
-                        b, loc, toValue(b, loc, srcSizes[2 + i]),
-                        arith::AddIOp::create(b, loc, indexConst(b, loc, low[i]),
-                                              toValue(b, loc, high[i])))
-                        .getResult());
+    sizes.push_back(
+        arith::AddIOp::create(b, loc, toValue(b, loc, srcSizes[2 + i]),
+                              arith::AddIOp::create(b, loc,
+                                                    indexConst(b, loc, low[i]),
+                                                    toValue(b, loc, high[i])))
+            .getResult());
   }
-  auto type = RankedTensorType::get(staticSizes(sizes), srcType.getElementType());
+  auto type =
+      RankedTensorType::get(staticSizes(sizes), srcType.getElementType());
   Value init = buildEmpty(b, loc, type, dynamicSizesOf(b, loc, type, sizes));
-  Value srcDims[2] = {toValue(b, loc, srcSizes[2]), toValue(b, loc, srcSizes[3])};
+  Value srcDims[2] = {toValue(b, loc, srcSizes[2]),
+                      toValue(b, loc, srcSizes[3])};
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
@@ -360,9 +392,10 @@ Value padSpatial(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> low,
                                            zero),
                      arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt, at,
                                            srcDims[i]));
-                 inside = inside ? arith::AndIOp::create(bb, l, inside, ok)
-                                       .getResult()
-                                 : ok;
+                 inside =
+                     inside
+                         ? arith::AndIOp::create(bb, l, inside, ok).getResult()
+                         : ok;
                  // Clamp so the load stays in bounds; its value is unused
                  // outside the input.
                  Value last = arith::SubIOp::create(bb, l, srcDims[i],
@@ -373,7 +406,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> low,
                Value v = tensor::ExtractOp::create(bb, l, src, indices);
                linalg::YieldOp::create(
                    bb, l,
-                   arith::SelectOp::create(bb, l, inside, v, value).getResult());
+                   arith::SelectOp::create(bb, l, inside, v, value)
+                       .getResult());
              })
       .getResult(0);
 }
@@ -405,6 +439,13 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
 
     SmallVector<OpFoldResult> in = getMixedSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> f = getMixedSizes(rewriter, loc, filter);
+    if (!getConstantIntValue(in[1]) || !getConstantIntValue(f[1])) {
+      Value expected =
+          arith::MulIOp::create(rewriter, loc, toValue(rewriter, loc, f[1]),
+                                indexConst(rewriter, loc, groups));
+      assertSameSize(rewriter, loc, in[1], expected,
+                     "paddle.conv2d: input channels do not match the filter");
+    }
     SmallVector<OpFoldResult> outSizes = {in[0], f[0]};
     for (int i = 0; i < 2; ++i) {
       if (!resultType.isDynamicDim(2 + i)) {
@@ -415,11 +456,12 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       Value k = toValue(rewriter, loc, f[2 + i]);
       Value span = arith::MulIOp::create(
           rewriter, loc, indexConst(rewriter, loc, dilations[i]),
-          arith::SubIOp::create(rewriter, loc, k, indexConst(rewriter, loc, 1)));
+          arith::SubIOp::create(rewriter, loc, k,
+                                indexConst(rewriter, loc, 1)));
       Value extent = arith::SubIOp::create(
           rewriter, loc,
-          arith::SubIOp::create(rewriter, loc, toValue(rewriter, loc, in[2 + i]),
-                                span),
+          arith::SubIOp::create(rewriter, loc,
+                                toValue(rewriter, loc, in[2 + i]), span),
           indexConst(rewriter, loc, 1));
       Value out = arith::AddIOp::create(
           rewriter, loc,
@@ -447,17 +489,36 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       auto perGroup = [&](OpFoldResult total) -> OpFoldResult {
         if (std::optional<int64_t> c = getConstantIntValue(total))
           return rewriter.getIndexAttr(*c / groups);
-        return arith::DivUIOp::create(rewriter, loc, toValue(rewriter, loc, total),
+        return arith::DivUIOp::create(rewriter, loc,
+                                      toValue(rewriter, loc, total),
                                       indexConst(rewriter, loc, groups))
             .getResult();
       };
       OpFoldResult cPerGroup =
           getConstantIntValue(f[1]) ? f[1] : perGroup(in[1]);
+      if (!getConstantIntValue(f[0])) {
+        Value rem =
+            arith::RemUIOp::create(rewriter, loc, toValue(rewriter, loc, f[0]),
+                                   indexConst(rewriter, loc, groups));
+        assertSameSize(rewriter, loc, rem, rewriter.getIndexAttr(0),
+                       "paddle.conv2d: output channels are not divisible by "
+                       "groups");
+      }
       OpFoldResult oPerGroup = perGroup(f[0]);
+      // A static channels-per-group with dynamic channels: make the input's
+      // channel dim static (checked above) so the split is consistent.
+      if (std::optional<int64_t> cg = getConstantIntValue(cPerGroup)) {
+        auto it = cast<RankedTensorType>(input.getType());
+        SmallVector<int64_t> shape(it.getShape());
+        shape[1] = *cg * groups;
+        input = castTo(rewriter, loc, input, it.clone(shape));
+        in[1] = rewriter.getIndexAttr(shape[1]);
+      }
       Value input5 = expandShape(rewriter, loc, input, {{0}, {1, 2}, {3}, {4}},
                                  {in[0], g, cPerGroup, in[2], in[3]});
-      Value filter5 = expandShape(rewriter, loc, filter, {{0, 1}, {2}, {3}, {4}},
-                                  {g, oPerGroup, f[1], f[2], f[3]});
+      Value filter5 =
+          expandShape(rewriter, loc, filter, {{0, 1}, {2}, {3}, {4}},
+                      {g, oPerGroup, f[1], f[2], f[3]});
       SmallVector<OpFoldResult> sizes5 = {outSizes[0], g, oPerGroup,
                                           outSizes[2], outSizes[3]};
       auto type = RankedTensorType::get(staticSizes(sizes5), accType);
@@ -497,8 +558,7 @@ struct IndexMath {
   }
 };
 
-template <typename OpTy>
-struct Pool2DLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct Pool2DLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using OpAdaptor = typename OpTy::Adaptor;
   static constexpr bool isMax = std::is_same_v<OpTy, MaxPool2DOp>;
@@ -532,8 +592,8 @@ struct Pool2DLowering : OpConversionPattern<OpTy> {
         int64_t size = *getConstantIntValue(in[2 + i]);
         int64_t out = resultType.getDimSize(2 + i);
         outSizes.push_back(rewriter.getIndexAttr(out));
-        highPad.push_back(rewriter.getIndexAttr(
-            std::max(hi, (out - 1) * s + k - size - lo)));
+        highPad.push_back(
+            rewriter.getIndexAttr(std::max(hi, (out - 1) * s + k - size - lo)));
         continue;
       }
       Value size = toValue(rewriter, loc, in[2 + i]);
@@ -543,8 +603,8 @@ struct Pool2DLowering : OpConversionPattern<OpTy> {
       Value out;
       if (ceilMode) {
         out = im.add(im.div(im.add(span, im.c(s - 1)), im.c(s)), im.c(1));
-        Value startsInPad =
-            im.ge(im.mul(im.sub(out, im.c(1)), im.c(s)), im.add(size, im.c(lo)));
+        Value startsInPad = im.ge(im.mul(im.sub(out, im.c(1)), im.c(s)),
+                                  im.add(size, im.c(lo)));
         out = arith::SelectOp::create(rewriter, loc, startsInPad,
                                       im.sub(out, im.c(1)), out);
       } else {
@@ -557,9 +617,9 @@ struct Pool2DLowering : OpConversionPattern<OpTy> {
     }
 
     // Padded positions never win a max and add nothing to a sum.
-    Value padValue =
-        isMax ? buildReductionInit(rewriter, loc, elementType, ReductionKind::Max)
-              : buildScalarConstant(rewriter, loc, elementType, 0);
+    Value padValue = isMax ? buildReductionInit(rewriter, loc, elementType,
+                                                ReductionKind::Max)
+                           : buildScalarConstant(rewriter, loc, elementType, 0);
     bool noPad = padding[0] == 0 && padding[1] == 0 &&
                  llvm::all_of(highPad, [](OpFoldResult p) {
                    return isConstantIntValue(p, 0);
@@ -588,8 +648,8 @@ struct Pool2DLowering : OpConversionPattern<OpTy> {
     } else {
       Value sum = linalg::PoolingNchwSumOp::create(
                       rewriter, loc, TypeRange{accTensorType},
-                      ValueRange{padded, window}, ValueRange{init},
-                      stridesAttr, dilationsAttr)
+                      ValueRange{padded, window}, ValueRange{init}, stridesAttr,
+                      dilationsAttr)
                       .getResult(0);
       result = divideByWindowSize(rewriter, loc, op, sum, in, outSizes);
     }
@@ -608,36 +668,35 @@ struct Pool2DLowering : OpConversionPattern<OpTy> {
     if constexpr (!isMax)
       includePad = op.getCountIncludePad();
     Type elementType = op.getType().getElementType();
-    auto type =
-        RankedTensorType::get(staticSizes(outSizes), elementType);
-    Value init = buildEmpty(b, loc, type, dynamicSizesOf(b, loc, type, outSizes));
+    auto type = RankedTensorType::get(staticSizes(outSizes), elementType);
+    Value init =
+        buildEmpty(b, loc, type, dynamicSizesOf(b, loc, type, outSizes));
     Value sizes[2] = {toValue(b, loc, in[2]), toValue(b, loc, in[3])};
     SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(4));
     SmallVector<utils::IteratorType> iterators(4,
                                                utils::IteratorType::parallel);
     return linalg::GenericOp::create(
-               b, loc, TypeRange{type}, ValueRange{sum}, ValueRange{init},
-               maps, iterators,
+               b, loc, TypeRange{type}, ValueRange{sum}, ValueRange{init}, maps,
+               iterators,
                [&](OpBuilder &nb, Location l, ValueRange args) {
                  IndexMath im{nb, l};
                  Value count = im.c(1);
                  for (int i = 0; i < 2; ++i) {
                    Value o = linalg::IndexOp::create(nb, l, 2 + i);
-                   Value start = im.sub(im.mul(o, im.c(strides[i])),
-                                        im.c(padding[i]));
-                   Value end =
-                       im.min(im.add(start, im.c(kernel[i])),
-                              im.add(sizes[i], im.c(padding[2 + i])));
-                   Value extent = includePad
-                                      ? im.sub(end, start)
-                                      : im.sub(im.min(end, sizes[i]),
-                                               im.max(start, im.c(0)));
+                   Value start =
+                       im.sub(im.mul(o, im.c(strides[i])), im.c(padding[i]));
+                   Value end = im.min(im.add(start, im.c(kernel[i])),
+                                      im.add(sizes[i], im.c(padding[2 + i])));
+                   Value extent = includePad ? im.sub(end, start)
+                                             : im.sub(im.min(end, sizes[i]),
+                                                      im.max(start, im.c(0)));
                    count = im.mul(count, extent);
                  }
                  Type accType = args[0].getType();
                  Value count64 =
                      arith::IndexCastOp::create(nb, l, nb.getI64Type(), count);
-                 Value divisor = arith::SIToFPOp::create(nb, l, accType, count64);
+                 Value divisor =
+                     arith::SIToFPOp::create(nb, l, accType, count64);
                  Value v = arith::DivFOp::create(nb, l, args[0], divisor);
                  if (accType != elementType)
                    v = arith::TruncFOp::create(nb, l, elementType, v);
@@ -707,7 +766,8 @@ struct RngUniformLowering : OpConversionPattern<RngUniformOp> {
           buildScalarConstant(b, l, f64, std::ldexp(1.0, -bits)));
       Value v = arith::AddFOp::create(
           b, l, buildScalarConstant(b, l, f64, low),
-          arith::MulFOp::create(b, l, buildScalarConstant(b, l, f64, range), u));
+          arith::MulFOp::create(b, l, buildScalarConstant(b, l, f64, range),
+                                u));
       if (!isF64) {
         v = arith::TruncFOp::create(b, l, b.getF32Type(), v);
         if (!elementType.isF32())

@@ -267,3 +267,21 @@ func.func @rng_int_result(%s: tensor<i64>) {
   %0 = paddle.rng_uniform %s : tensor<i64> -> tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @conv_huge_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x1x1xf32>) {
+  // expected-error @+2 {{padding entries must be < 2^31, got [9223372036854775807, 0, 1, 0]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.conv2d %x, %w {padding = array<i64: 9223372036854775807, 0, 1, 0>} : tensor<1x3x8x8xf32>, tensor<3x3x1x1xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_huge_groups(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x1x1xf32>) {
+  // expected-error @+2 {{groups must be < 2^31, got 4611686018427387904}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.conv2d %x, %w {groups = 4611686018427387904} : tensor<1x3x8x8xf32>, tensor<3x3x1x1xf32> -> tensor<1x3x8x8xf32>
+  return
+}
