@@ -35,7 +35,11 @@ def tensor_type(shape, dtype, dynamic=()):
 
 
 class PaddleRunError(RuntimeError):
-    pass
+    """paddle-run reported an error (exit code 1); the message is stderr."""
+
+
+# What a failed run-time check looks like: the op's location, then the reason.
+RUNTIME_CHECK_ERROR = r"module\.mlir:\d+:\d+: "
 
 
 def run_module(tmp_path, text, inputs, function=None, extra_args=()):
@@ -53,6 +57,11 @@ def run_module(tmp_path, text, inputs, function=None, extra_args=()):
     cmd += list(extra_args)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
+        # A user error is a message and exit code 1; anything else (a signal,
+        # an abort) is a crash, which no input may cause.
+        if proc.returncode != 1:
+            raise AssertionError(
+                f"paddle-run crashed (exit {proc.returncode}):\n{proc.stderr}")
         raise PaddleRunError(proc.stderr)
     out = tmp_path / "out"
     results = sorted(out.glob("*_*.npy"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))

@@ -13,7 +13,7 @@ a numpy re-implementation of the hash documented on the op.
 
 import numpy as np
 import pytest
-from paddle_testing import PaddleRunError, run_op, tensor_type
+from paddle_testing import RUNTIME_CHECK_ERROR, PaddleRunError, run_op, tensor_type
 
 
 def random_array(rng, shape, dtype, low=-4.0, high=4.0):
@@ -444,14 +444,14 @@ def test_rng_uniform_deterministic_and_uniform(tmp_path):
 def test_matmul_dynamic_contracted_mismatch_fails(tmp_path, rng):
     a = random_array(rng, (3, 4), np.float32)
     b = random_array(rng, (6, 5), np.float32)
-    with pytest.raises(PaddleRunError):
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR):
         run_matmul(tmp_path, a, b, (1,), (0,))
 
 
 def test_matmul_dynamic_batch_mismatch_fails(tmp_path, rng):
     a = random_array(rng, (2, 3, 4), np.float32)
     b = random_array(rng, (3, 4, 5), np.float32)
-    with pytest.raises(PaddleRunError):
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR):
         run_matmul(tmp_path, a, b, (0,), (0,))
 
 
@@ -461,7 +461,7 @@ def test_conv2d_dynamic_channel_mismatch_fails(tmp_path, rng):
     tx, tw, tr = "tensor<1x?x6x6xf32>", "tensor<2x2x3x3xf32>", "tensor<1x2x4x4xf32>"
     body = (f"  %0 = paddle.conv2d %arg0, %arg1 {{groups = 2}} : {tx}, {tw} -> {tr}\n"
             f"  return %0 : {tr}")
-    with pytest.raises(PaddleRunError):
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR):
         run_op(tmp_path, body, [x, w], [tr], [tx, tw])
 
 

@@ -400,14 +400,14 @@ MATCHES = {
 
 @pytest.mark.parametrize("name", sorted(MISMATCHES))
 def test_runtime_size_mismatch_fails(tmp_path, name):
-    from paddle_testing import PaddleRunError
+    from paddle_testing import RUNTIME_CHECK_ERROR, PaddleRunError
     op_text, inputs, arg_types, result_type = MISMATCHES[name]
     # The module runs when the sizes agree, and stops when they do not.
     (tmp_path / "ok").mkdir()
     (tmp_path / "bad").mkdir()
     run_single(tmp_path / "ok", op_text, MATCHES[name], arg_types,
                result_type)
-    with pytest.raises(PaddleRunError):
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR):
         run_single(tmp_path / "bad", op_text, inputs, arg_types, result_type)
 
 

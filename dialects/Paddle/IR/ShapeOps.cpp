@@ -20,9 +20,9 @@ static DenseElementsAttr getSmallDense(Attribute attr) {
 /// the written result type. A written type alone is not enough: it may be
 /// more dynamic than the inferred one, and folding would drop the run-time
 /// size check of the lowering.
-static bool isIdentity(Value x, Type written,
-                       function_ref<LogicalResult(SmallVectorImpl<Type> &)>
-                           infer) {
+static bool
+isIdentity(Value x, Type written,
+           function_ref<LogicalResult(SmallVectorImpl<Type> &)> infer) {
   SmallVector<Type> inferred;
   return written == x.getType() && succeeded(infer(inferred)) &&
          inferred.size() == 1 && inferred.front() == x.getType();
@@ -96,7 +96,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     return {};
   // Walk the result in row-major order and read the matching input element.
   auto inType = cast<RankedTensorType>(dense.getType());
-  ArrayRef<int64_t> inShape = inType.getShape(), outShape = getType().getShape();
+  ArrayRef<int64_t> inShape = inType.getShape(),
+                    outShape = getType().getShape();
   int64_t rank = inShape.size();
   SmallVector<int64_t> inStrides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)

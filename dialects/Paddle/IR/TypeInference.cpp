@@ -221,8 +221,9 @@ LogicalResult mlir::paddle::inferBroadcastTo(std::optional<Location> loc,
                                " has a negative size other than -1");
     if (xd < 0) {
       if (target == -1)
-        return emitOptionalError(loc, "shape ", shapeStr(shape), " has -1 at dim ",
-                                 d, ", which no dim of the operand aligns with");
+        return emitOptionalError(loc, "shape ", shapeStr(shape),
+                                 " has -1 at dim ", d,
+                                 ", which no dim of the operand aligns with");
       continue;
     }
     int64_t size = xt.getDimSize(xd);
@@ -232,9 +233,8 @@ LogicalResult mlir::paddle::inferBroadcastTo(std::optional<Location> loc,
     }
     if (!ShapedType::isDynamic(size) && size != 1 && size != target)
       return emitOptionalError(loc, "cannot broadcast ",
-                               shapeStr(xt.getShape()), " to ",
-                               shapeStr(shape), ": dim ", d, " is ", size,
-                               " vs ", target);
+                               shapeStr(xt.getShape()), " to ", shapeStr(shape),
+                               ": dim ", d, " is ", size, " vs ", target);
   }
   inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
   return success();
@@ -248,8 +248,8 @@ LogicalResult mlir::paddle::inferTranspose(std::optional<Location> loc, Type x,
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
   if (static_cast<int64_t>(perm.size()) != rank)
-    return emitOptionalError(loc, "perm ", shapeStr(perm), " has ",
-                             perm.size(), " entries for rank ", rank);
+    return emitOptionalError(loc, "perm ", shapeStr(perm), " has ", perm.size(),
+                             " entries for rank ", rank);
   SmallVector<bool> seen(rank, false);
   SmallVector<int64_t> out;
   for (int64_t p : perm) {
@@ -263,8 +263,8 @@ LogicalResult mlir::paddle::inferTranspose(std::optional<Location> loc, Type x,
   return success();
 }
 
-int64_t mlir::paddle::sliceDimSize(int64_t start, int64_t limit,
-                                   int64_t stride, int64_t size) {
+int64_t mlir::paddle::sliceDimSize(int64_t start, int64_t limit, int64_t stride,
+                                   int64_t size) {
   int64_t lo = std::min(start, size), hi = std::min(limit, size);
   if (hi <= lo)
     return 0;
@@ -280,21 +280,23 @@ LogicalResult mlir::paddle::inferSlice(std::optional<Location> loc, Type x,
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   int64_t rank = xt.getRank();
-  for (auto [name, list] : {std::pair<StringRef, ArrayRef<int64_t>>{"start", start},
-                            {"limit", limit},
-                            {"stride", stride}})
+  for (auto [name, list] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"start", start},
+        {"limit", limit},
+        {"stride", stride}})
     if (static_cast<int64_t>(list.size()) != rank)
       return emitOptionalError(loc, name, " ", shapeStr(list), " has ",
                                list.size(), " entries for rank ", rank);
   SmallVector<int64_t> out;
   for (int64_t d = 0; d < rank; ++d) {
     if (start[d] < 0 || limit[d] < 0)
-      return emitOptionalError(loc, "start and limit must be non-negative, "
-                                    "got ",
+      return emitOptionalError(loc,
+                               "start and limit must be non-negative, "
+                               "got ",
                                start[d], " and ", limit[d], " at dim ", d);
     if (stride[d] <= 0)
-      return emitOptionalError(loc, "stride must be positive, got ",
-                               stride[d], " at dim ", d);
+      return emitOptionalError(loc, "stride must be positive, got ", stride[d],
+                               " at dim ", d);
     int64_t n = xt.getDimSize(d);
     out.push_back(ShapedType::isDynamic(n)
                       ? ShapedType::kDynamic
@@ -346,9 +348,9 @@ LogicalResult mlir::paddle::inferConcat(std::optional<Location> loc,
       if (ShapedType::isDynamic(s))
         continue;
       if (!ShapedType::isDynamic(out[d]) && out[d] != s)
-        return emitOptionalError(loc, "input ", i, " has shape ",
-                                 shapeStr(t.getShape()), " but dim ", d,
-                                 " must be ", out[d], " as in the other inputs");
+        return emitOptionalError(
+            loc, "input ", i, " has shape ", shapeStr(t.getShape()),
+            " but dim ", d, " must be ", out[d], " as in the other inputs");
       out[d] = s;
     }
   }
@@ -420,14 +422,13 @@ LogicalResult mlir::paddle::inferGather(std::optional<Location> loc, Type x,
   // run time, the lowering checks it there instead.
   if (xt.getDimSize(a) == 0 && type->hasStaticShape() &&
       type->getNumElements() != 0)
-    return emitOptionalError(loc, "cannot gather from dim ", a,
-                             " of size 0");
+    return emitOptionalError(loc, "cannot gather from dim ", a, " of size 0");
   inferred.push_back(*type);
   return success();
 }
 
-LogicalResult mlir::paddle::inferScatterAdd(std::optional<Location> loc,
-                                            Type x, Type indices, Type updates,
+LogicalResult mlir::paddle::inferScatterAdd(std::optional<Location> loc, Type x,
+                                            Type indices, Type updates,
                                             int64_t axis,
                                             SmallVectorImpl<Type> &inferred) {
   auto expected = gatheredType(loc, x, indices, axis);
@@ -441,7 +442,8 @@ LogicalResult mlir::paddle::inferScatterAdd(std::optional<Location> loc,
                              ut.getElementType(), " but x has ",
                              expected->getElementType());
   if (ut.getRank() != expected->getRank())
-    return emitOptionalError(loc, "updates have shape ", shapeStr(ut.getShape()),
+    return emitOptionalError(loc, "updates have shape ",
+                             shapeStr(ut.getShape()),
                              " but must have x.shape[:axis] + indices.shape + "
                              "x.shape[axis+1:] = ",
                              shapeStr(expected->getShape()));
@@ -519,8 +521,8 @@ static LogicalResult checkBroadcastsTo(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult mlir::paddle::inferLayerNorm(std::optional<Location> loc,
-                                           Type x, Type scale, Type bias,
+LogicalResult mlir::paddle::inferLayerNorm(std::optional<Location> loc, Type x,
+                                           Type scale, Type bias,
                                            ArrayRef<int64_t> axes,
                                            SmallVectorImpl<Type> &inferred) {
   auto xt = dyn_cast<RankedTensorType>(x);
@@ -538,16 +540,18 @@ LogicalResult mlir::paddle::inferLayerNorm(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult mlir::paddle::inferBatchNormInference(
-    std::optional<Location> loc, Type x, ArrayRef<Type> params,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+mlir::paddle::inferBatchNormInference(std::optional<Location> loc, Type x,
+                                      ArrayRef<Type> params,
+                                      SmallVectorImpl<Type> &inferred) {
   static const char *names[] = {"scale", "bias", "mean", "variance"};
   auto xt = dyn_cast<RankedTensorType>(x);
   if (!xt)
     return emitOptionalError(loc, "expects a ranked tensor operand");
   if (xt.getRank() < 2)
-    return emitOptionalError(loc, "x must have rank at least 2 ([N, C, ...]), "
-                                  "got rank ",
+    return emitOptionalError(loc,
+                             "x must have rank at least 2 ([N, C, ...]), "
+                             "got rank ",
                              xt.getRank());
   if (params.size() != 4)
     return emitOptionalError(loc, "expects 4 parameters, got ", params.size());
@@ -559,9 +563,8 @@ LogicalResult mlir::paddle::inferBatchNormInference(
     int64_t size = pt.getDimSize(0);
     if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(channels) &&
         size != channels)
-      return emitOptionalError(loc, name, " has ", size,
-                               " elements but x has ", channels,
-                               " channels (dim 1)");
+      return emitOptionalError(loc, name, " has ", size, " elements but x has ",
+                               channels, " channels (dim 1)");
   }
   inferred.push_back(xt);
   return success();

@@ -95,8 +95,8 @@ LogicalResult inferGather(std::optional<Location> loc, Type x, Type indices,
 
 /// Result of `scatter_add` (the type of `x`), after checking that `updates`
 /// has the shape gather would give and the element type of `x`.
-LogicalResult inferScatterAdd(std::optional<Location> loc, Type x,
-                              Type indices, Type updates, int64_t axis,
+LogicalResult inferScatterAdd(std::optional<Location> loc, Type x, Type indices,
+                              Type updates, int64_t axis,
                               SmallVectorImpl<Type> &inferred);
 
 // (end of shape section)

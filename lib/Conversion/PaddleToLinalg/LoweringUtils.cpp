@@ -27,6 +27,29 @@ std::string mlir::paddle::describeLocation(Location loc) {
   return text;
 }
 
+void mlir::paddle::buildRuntimeCheck(OpBuilder &b, Location loc,
+                                     Value condition, const Twine &message) {
+  cf::AssertOp::create(b, loc, condition,
+                       (describeLocation(loc) + ": " + message).str());
+}
+
+void mlir::paddle::buildSameSizeCheck(OpBuilder &b, Location loc,
+                                      OpFoldResult x, OpFoldResult y,
+                                      const Twine &message) {
+  std::optional<int64_t> cx = getConstantIntValue(x),
+                         cy = getConstantIntValue(y);
+  if (x == y || (cx && cy))
+    return;
+  auto toValue = [&](OpFoldResult v) -> Value {
+    if (auto value = dyn_cast<Value>(v))
+      return value;
+    return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(v));
+  };
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, toValue(x),
+                                   toValue(y));
+  buildRuntimeCheck(b, loc, eq, message);
+}
+
 SmallVector<OpFoldResult> mlir::paddle::getMixedSizes(OpBuilder &b,
                                                       Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
@@ -76,9 +99,9 @@ mlir::paddle::getBroadcastDynamicSizes(OpBuilder &b, Location loc,
       }
       Value eq =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, size);
-      cf::AssertOp::create(
+      buildRuntimeCheck(
           b, loc, eq,
-          describeLocation(loc) + ": operand dim " + std::to_string(d) +
+          "operand dim " + std::to_string(d) +
               " does not match the broadcast size at run "
               "time (a dynamic dim never broadcasts: sizes must be equal)");
     }

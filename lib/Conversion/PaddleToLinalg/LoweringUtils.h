@@ -47,6 +47,16 @@ Value buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
 /// messages that point back to the user's op.
 std::string describeLocation(Location loc);
 
+/// A run-time check: when `condition` is false the call fails with
+/// "<file:line:col of loc>: <message>" (see paddle-lower-runtime-checks).
+void buildRuntimeCheck(OpBuilder &b, Location loc, Value condition,
+                       const Twine &message);
+
+/// Checks at run time that two sizes agree; nothing is emitted when both are
+/// static (the verifier compared those).
+void buildSameSizeCheck(OpBuilder &b, Location loc, OpFoldResult x,
+                        OpFoldResult y, const Twine &message);
+
 /// A scalar constant of int or float type `type` holding `value`.
 Value buildScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 

@@ -94,17 +94,6 @@ Value expandShape(OpBuilder &b, Location loc, Value src,
   return tensor::ExpandShapeOp::create(b, loc, type, src, reassociation, sizes);
 }
 
-/// Checks at run time that two sizes agree, where either is dynamic (the
-/// verifier has already compared static ones).
-void assertSameSize(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y,
-                    StringRef message) {
-  if (x == y || (getConstantIntValue(x) && getConstantIntValue(y)))
-    return;
-  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   toValue(b, loc, x), toValue(b, loc, y));
-  cf::AssertOp::create(b, loc, eq, message);
-}
-
 DenseIntElementsAttr i64Vector(OpBuilder &b, ArrayRef<int64_t> values) {
   return b.getI64TensorAttr(values);
 }
@@ -261,13 +250,13 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
            {std::make_tuple(lt, ArrayRef(ls), d - (nb - lb)),
             std::make_tuple(rt, ArrayRef(rs), d - (nb - rb))})
         if (i >= 0 && t.isDynamicDim(i))
-          assertSameSize(rewriter, loc, sizes[i], size,
-                         "paddle.matmul: batch dims do not broadcast");
+          buildSameSizeCheck(rewriter, loc, sizes[i], size,
+                             "paddle.matmul: batch dims do not broadcast");
       batchShape.push_back(shape);
       batchSizes.push_back(size);
     }
-    assertSameSize(rewriter, loc, ls[lb + 1], rs[rb],
-                   "paddle.matmul: contracted dims differ");
+    buildSameSizeCheck(rewriter, loc, ls[lb + 1], rs[rb],
+                       "paddle.matmul: contracted dims differ");
 
     OpFoldResult m = ls[lb], n = rs[rb + 1];
     Value zero = buildScalarConstant(rewriter, loc, accType, 0);
@@ -443,8 +432,9 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       Value expected =
           arith::MulIOp::create(rewriter, loc, toValue(rewriter, loc, f[1]),
                                 indexConst(rewriter, loc, groups));
-      assertSameSize(rewriter, loc, in[1], expected,
-                     "paddle.conv2d: input channels do not match the filter");
+      buildSameSizeCheck(
+          rewriter, loc, in[1], expected,
+          "paddle.conv2d: input channels do not match the filter");
     }
     SmallVector<OpFoldResult> outSizes = {in[0], f[0]};
     for (int i = 0; i < 2; ++i) {
@@ -500,9 +490,10 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
         Value rem =
             arith::RemUIOp::create(rewriter, loc, toValue(rewriter, loc, f[0]),
                                    indexConst(rewriter, loc, groups));
-        assertSameSize(rewriter, loc, rem, rewriter.getIndexAttr(0),
-                       "paddle.conv2d: output channels are not divisible by "
-                       "groups");
+        buildSameSizeCheck(
+            rewriter, loc, rem, rewriter.getIndexAttr(0),
+            "paddle.conv2d: output channels are not divisible by "
+            "groups");
       }
       OpFoldResult oPerGroup = perGroup(f[0]);
       // A static channels-per-group with dynamic channels: make the input's
@@ -598,8 +589,8 @@ template <typename OpTy> struct Pool2DLowering : OpConversionPattern<OpTy> {
       }
       Value size = toValue(rewriter, loc, in[2 + i]);
       Value span = im.sub(im.add(size, im.c(lo + hi)), im.c(k));
-      cf::AssertOp::create(rewriter, loc, im.ge(span, im.c(0)),
-                           "paddle: pooling input is smaller than the kernel");
+      buildRuntimeCheck(rewriter, loc, im.ge(span, im.c(0)),
+                        "pooling input is smaller than the kernel");
       Value out;
       if (ceilMode) {
         out = im.add(im.div(im.add(span, im.c(s - 1)), im.c(s)), im.c(1));

@@ -297,12 +297,12 @@ struct BatchNormInferenceLowering : OpConversionPattern<BatchNormInferenceOp> {
       if (pt.getDimSize(0) == 1 && xt.isDynamicDim(1)) {
         Value c = tensor::DimOp::create(rewriter, loc, x, 1);
         Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-        cf::AssertOp::create(
+        buildRuntimeCheck(
             rewriter, loc,
             arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, c,
                                   one),
-            "paddle.batch_norm_inference: parameters have 1 element but x "
-            "has more channels");
+            "batch_norm_inference parameters have 1 element but x has "
+            "more channels");
       }
       shape[1] = pt.getDimSize(0);
       SmallVector<OpFoldResult> sizes(rank, rewriter.getIndexAttr(1));

@@ -56,25 +56,9 @@ Value product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
   return p;
 }
 
-void assertTrue(OpBuilder &b, Location loc, Value cond, const Twine &msg) {
-  cf::AssertOp::create(b, loc, cond, ("paddle: " + msg).str());
-}
-
 Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value l,
           Value r) {
   return arith::CmpIOp::create(b, loc, p, l, r);
-}
-
-/// Asserts that `x` and `y` are equal where either is dynamic (static sizes
-/// were compared by the verifier).
-void assertSameSize(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y,
-                    const Twine &msg) {
-  if (!isa<Value>(x) && !isa<Value>(y))
-    return;
-  assertTrue(b, loc,
-             cmp(b, loc, arith::CmpIPredicate::eq, toValue(b, loc, x),
-                 toValue(b, loc, y)),
-             msg);
 }
 
 /// A negative index counts from the end of a dim of size `n` (numpy).
@@ -132,14 +116,14 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     SmallVector<Type> types;
     RankedTensorType type = inferredType(
         inferReshape(std::nullopt, xType, op.getShape(), types), types);
-    rewriter.replaceOp(op, castTo(rewriter, loc, build(rewriter, loc, x, type,
-                                                       op.getShape()),
+    rewriter.replaceOp(op, castTo(rewriter, loc,
+                                  build(rewriter, loc, x, type, op.getShape()),
                                   op.getType()));
     return success();
   }
 
-  static Value build(OpBuilder &b, Location loc, Value x,
-                     RankedTensorType type, ArrayRef<int64_t> shape) {
+  static Value build(OpBuilder &b, Location loc, Value x, RankedTensorType type,
+                     ArrayRef<int64_t> shape) {
     auto xType = cast<RankedTensorType>(x.getType());
     if (xType.hasStaticShape() && type.hasStaticShape()) {
       if (xType.getShape() == type.getShape())
@@ -160,11 +144,12 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       for (int64_t s : type.getShape())
         sizes.push_back(constIndex(b, loc, s));
       if (!xType.hasStaticShape())
-        assertTrue(b, loc,
-                   cmp(b, loc, arith::CmpIPredicate::eq,
-                       product(b, loc, getMixedSizes(b, loc, x)),
-                       constIndex(b, loc, type.getNumElements())),
-                   "reshape: the element count does not match the shape");
+        buildRuntimeCheck(
+            b, loc,
+            cmp(b, loc, arith::CmpIPredicate::eq,
+                product(b, loc, getMixedSizes(b, loc, x)),
+                constIndex(b, loc, type.getNumElements())),
+            "reshape: the element count does not match the shape");
       return buildReshape(b, loc, x, type, sizes);
     }
     // Only a -1 entry of the target is dynamic.
@@ -176,15 +161,16 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     Value knownV = constIndex(b, loc, known);
     // The verifier rejects a -1 with a zero size, so known > 0.
     Value rem = arith::RemUIOp::create(b, loc, count, knownV);
-    assertTrue(b, loc,
-               cmp(b, loc, arith::CmpIPredicate::eq, rem, constIndex(b, loc, 0)),
-               "reshape: the element count is not a multiple of the known "
-               "sizes");
+    buildRuntimeCheck(
+        b, loc,
+        cmp(b, loc, arith::CmpIPredicate::eq, rem, constIndex(b, loc, 0)),
+        "reshape: the element count is not a multiple of the known "
+        "sizes");
     SmallVector<Value> sizes;
     for (int64_t s : shape)
-      sizes.push_back(s == -1 ? arith::DivUIOp::create(b, loc, count, knownV)
-                                    .getResult()
-                              : constIndex(b, loc, s));
+      sizes.push_back(
+          s == -1 ? arith::DivUIOp::create(b, loc, count, knownV).getResult()
+                  : constIndex(b, loc, s));
     return buildReshape(b, loc, x, type, sizes);
   }
 
@@ -241,8 +227,8 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
     Value init = buildEmpty(rewriter, loc, type, dyn);
     auto transpose =
         linalg::TransposeOp::create(rewriter, loc, x, init, op.getPerm());
-    rewriter.replaceOp(op, castTo(rewriter, loc, transpose->getResult(0),
-                                  op.getType()));
+    rewriter.replaceOp(
+        op, castTo(rewriter, loc, transpose->getResult(0), op.getType()));
     return success();
   }
 };
@@ -260,10 +246,10 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     Value x = adaptor.getX();
     auto xType = cast<RankedTensorType>(x.getType());
     SmallVector<Type> types;
-    RankedTensorType type = inferredType(
-        inferSlice(std::nullopt, xType, op.getStart(), op.getLimit(),
-                   op.getStride(), types),
-        types);
+    RankedTensorType type =
+        inferredType(inferSlice(std::nullopt, xType, op.getStart(),
+                                op.getLimit(), op.getStride(), types),
+                     types);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (int64_t d = 0; d < xType.getRank(); ++d) {
       int64_t start = op.getStart()[d], limit = op.getLimit()[d],
@@ -285,12 +271,13 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       Value span = arith::MaxSIOp::create(
           rewriter, loc, arith::SubIOp::create(rewriter, loc, hi, lo),
           constIndex(rewriter, loc, 0));
-      Value size = arith::CeilDivSIOp::create(rewriter, loc, span,
-                                              constIndex(rewriter, loc, stride));
+      Value size = arith::CeilDivSIOp::create(
+          rewriter, loc, span, constIndex(rewriter, loc, stride));
       Value empty = cmp(rewriter, loc, arith::CmpIPredicate::eq, size,
                         constIndex(rewriter, loc, 0));
-      offsets.push_back(arith::SelectOp::create(
-                            rewriter, loc, empty, constIndex(rewriter, loc, 0), lo)
+      offsets.push_back(arith::SelectOp::create(rewriter, loc, empty,
+                                                constIndex(rewriter, loc, 0),
+                                                lo)
                             .getResult());
       sizes.push_back(size);
     }
@@ -318,10 +305,10 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     Location loc = op.getLoc();
     ValueRange inputs = adaptor.getInputs();
     SmallVector<Type> types;
-    RankedTensorType type = inferredType(
-        inferConcat(std::nullopt, inputs.getTypes(),
-                    static_cast<int64_t>(op.getAxis()), types),
-        types);
+    RankedTensorType type =
+        inferredType(inferConcat(std::nullopt, inputs.getTypes(),
+                                 static_cast<int64_t>(op.getAxis()), types),
+                     types);
     int64_t rank = type.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)
@@ -349,9 +336,9 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
                               : rewriter.getIndexAttr(type.getDimSize(d));
       for (auto &sizes : inputSizes)
         if (sizes[d] != size)
-          assertSameSize(rewriter, loc, sizes[d], size,
-                         "concat: input sizes differ in dim " +
-                             std::to_string(d));
+          buildSameSizeCheck(rewriter, loc, sizes[d], size,
+                             "concat: input sizes differ in dim " +
+                                 std::to_string(d));
       if (type.isDynamicDim(d))
         dyn.push_back(toValue(rewriter, loc, size));
     }
@@ -362,14 +349,15 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
       offsets[axis] = offset;
       result = insertByCopy(rewriter, loc, in, result, offsets);
       // Offsets stay constants while the sizes before them are static.
-      auto a = getConstantIntValue(offset), b = getConstantIntValue(sizes[axis]);
+      auto a = getConstantIntValue(offset),
+           b = getConstantIntValue(sizes[axis]);
       if (a && b)
         offset = rewriter.getIndexAttr(*a + *b);
       else
-        offset = arith::AddIOp::create(rewriter, loc,
-                                       toValue(rewriter, loc, offset),
-                                       toValue(rewriter, loc, sizes[axis]))
-                     .getResult();
+        offset =
+            arith::AddIOp::create(rewriter, loc, toValue(rewriter, loc, offset),
+                                  toValue(rewriter, loc, sizes[axis]))
+                .getResult();
     }
     rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
@@ -404,10 +392,9 @@ struct PadLowering : OpConversionPattern<PadOp> {
     }
     Value value = arith::ConstantOp::create(rewriter, loc,
                                             cast<TypedAttr>(op.getValue()));
-    Value filled =
-        linalg::FillOp::create(rewriter, loc, value,
-                               buildEmpty(rewriter, loc, type, dyn))
-            .getResult(0);
+    Value filled = linalg::FillOp::create(rewriter, loc, value,
+                                          buildEmpty(rewriter, loc, type, dyn))
+                       .getResult(0);
     Value result = insertByCopy(rewriter, loc, x, filled, low);
     rewriter.replaceOp(op, castTo(rewriter, loc, result, op.getType()));
     return success();
@@ -428,10 +415,10 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     auto xType = cast<RankedTensorType>(x.getType());
     auto iType = cast<RankedTensorType>(indices.getType());
     SmallVector<Type> types;
-    RankedTensorType type = inferredType(
-        inferGather(std::nullopt, xType, iType,
-                    static_cast<int64_t>(op.getAxis()), types),
-        types);
+    RankedTensorType type =
+        inferredType(inferGather(std::nullopt, xType, iType,
+                                 static_cast<int64_t>(op.getAxis()), types),
+                     types);
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)
       axis += xType.getRank();
@@ -455,14 +442,16 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
       // An empty dim has nothing to read: allowed only for an empty result.
       Value nonEmptyDim = cmp(rewriter, loc, arith::CmpIPredicate::sgt, n,
                               constIndex(rewriter, loc, 0));
-      Value emptyResult = cmp(rewriter, loc, arith::CmpIPredicate::eq,
-                              product(rewriter, loc, sizes),
-                              constIndex(rewriter, loc, 0));
-      assertTrue(rewriter, loc,
-                 arith::OrIOp::create(rewriter, loc, nonEmptyDim, emptyResult),
-                 "gather: indices into a dim of size 0");
+      Value emptyResult =
+          cmp(rewriter, loc, arith::CmpIPredicate::eq,
+              product(rewriter, loc, sizes), constIndex(rewriter, loc, 0));
+      buildRuntimeCheck(
+          rewriter, loc,
+          arith::OrIOp::create(rewriter, loc, nonEmptyDim, emptyResult),
+          "gather: indices into a dim of size 0");
     }
-    Value last = arith::SubIOp::create(rewriter, loc, n, constIndex(rewriter, loc, 1));
+    Value last =
+        arith::SubIOp::create(rewriter, loc, n, constIndex(rewriter, loc, 1));
 
     SmallVector<AffineExpr> idxExprs;
     for (int64_t i = 0; i < k; ++i)
@@ -485,12 +474,11 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
           at.push_back(i);
           for (int64_t d = axis + k; d < rank; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));
-          linalg::YieldOp::create(b, l,
-                                  tensor::ExtractOp::create(b, l, x, at)
-                                      .getResult());
+          linalg::YieldOp::create(
+              b, l, tensor::ExtractOp::create(b, l, x, at).getResult());
         });
-    rewriter.replaceOp(op, castTo(rewriter, loc, generic.getResult(0),
-                                  op.getType()));
+    rewriter.replaceOp(
+        op, castTo(rewriter, loc, generic.getResult(0), op.getType()));
     return success();
   }
 };
@@ -520,12 +508,13 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     llvm::append_range(expected, iSizes);
     expected.append(xSizes.begin() + axis + 1, xSizes.end());
     for (int64_t d = 0; d < rank; ++d)
-      assertSameSize(rewriter, loc, uSizes[d], expected[d],
-                     "scatter_add: dim " + std::to_string(d) +
-                         " of updates does not match x and indices");
+      buildSameSizeCheck(rewriter, loc, uSizes[d], expected[d],
+                         "scatter_add: dim " + std::to_string(d) +
+                             " of updates does not match x and indices");
 
     Value n = toValue(rewriter, loc, xSizes[axis]);
-    Value zero = constIndex(rewriter, loc, 0), one = constIndex(rewriter, loc, 1);
+    Value zero = constIndex(rewriter, loc, 0),
+          one = constIndex(rewriter, loc, 1);
     SmallVector<Value> lbs(rank, zero), steps(rank, one), ubs;
     for (OpFoldResult s : uSizes)
       ubs.push_back(toValue(rewriter, loc, s));
@@ -561,8 +550,7 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
                 } else {
                   sum = arith::AddIOp::create(tb, tl, old, u);
                 }
-                Value next =
-                    tensor::InsertOp::create(tb, tl, sum, acc[0], at);
+                Value next = tensor::InsertOp::create(tb, tl, sum, acc[0], at);
                 scf::YieldOp::create(tb, tl, next);
               },
               [&](OpBuilder &eb, Location el) {
@@ -570,8 +558,8 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
               });
           return {ifOp.getResult(0)};
         });
-    rewriter.replaceOp(op, castTo(rewriter, loc, nest.results.front(),
-                                  op.getType()));
+    rewriter.replaceOp(
+        op, castTo(rewriter, loc, nest.results.front(), op.getType()));
     return success();
   }
 };

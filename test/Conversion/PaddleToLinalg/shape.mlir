@@ -25,7 +25,7 @@ func.func @reshape_static(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<2x3
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
 // CHECK: %[[REM:.*]] = arith.remui %[[COUNT:.*]], %[[C4]] : index
 // CHECK: %[[OK:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
-// CHECK: cf.assert %[[OK]], "paddle: reshape: the element count is not a multiple of the known sizes"
+// CHECK: cf.assert %[[OK]], "{{.*}}.mlir:{{[0-9]+}}:{{[0-9]+}}: reshape: the element count is not a multiple of the known sizes"
 // CHECK: %[[N:.*]] = arith.divui %[[COUNT]], %[[C4]] : index
 // CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[N]], %{{.*}} : tensor<2xindex>
 // CHECK: tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<?x8xf32>, tensor<2xindex>) -> tensor<?x4xf32>
@@ -134,7 +134,7 @@ func.func @slice_empty(%x: tensor<4x3xf32>) -> tensor<0x3xf32> {
 // CHECK: %[[B0:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[B1:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[B0]], %{{.*}} : index
-// CHECK: cf.assert %[[EQ]], "paddle: concat: input sizes differ in dim 0"
+// CHECK: cf.assert %[[EQ]], "{{.*}}.mlir:{{[0-9]+}}:{{[0-9]+}}: concat: input sizes differ in dim 0"
 // CHECK: %[[TOTAL:.*]] = arith.addi %{{.*}}, %[[B1]] : index
 // CHECK: %[[INIT:.*]] = tensor.empty(%[[TOTAL]]) : tensor<2x?xf32>
 // CHECK: %[[SLOT:.*]] = tensor.extract_slice %[[INIT]][0, 0] [2, 3] [1, 1]
@@ -172,7 +172,7 @@ func.func @pad(%x: tensor<2x?xi32>) -> tensor<5x?xi32> {
 // CHECK-LABEL: func @gather
 // CHECK-SAME: (%[[X:.*]]: tensor<4x?xf32>, %[[I:.*]]: tensor<2x3xi64>)
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x?xf32>
-// CHECK: cf.assert %{{.*}}, "paddle: gather: indices into a dim of size 0"
+// CHECK: cf.assert %{{.*}}, "{{.*}}.mlir:{{[0-9]+}}:{{[0-9]+}}: gather: indices into a dim of size 0"
 // CHECK: %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} : index
 // CHECK: linalg.generic {indexing_maps = [#[[$IDX]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK-SAME: ins(%[[I]] : tensor<2x3xi64>)
@@ -197,7 +197,7 @@ func.func @gather(%x: tensor<4x?xf32>, %i: tensor<2x3xi64>) -> tensor<4x2x3xf32>
 // skip the add, and bf16 adds in f32.
 // CHECK-LABEL: func @scatter_add
 // CHECK-SAME: (%[[X:.*]]: tensor<5x3xbf16>, %[[I:.*]]: tensor<4xi32>, %[[U:.*]]: tensor<4x?xbf16>)
-// CHECK: cf.assert %{{.*}}, "paddle: scatter_add: dim 1 of updates does not match x and indices"
+// CHECK: cf.assert %{{.*}}, "{{.*}}.mlir:{{[0-9]+}}:{{[0-9]+}}: scatter_add: dim 1 of updates does not match x and indices"
 // CHECK: scf.for %[[IV0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC0:.*]] = %[[X]]) -> (tensor<5x3xbf16>)
 // CHECK: scf.for %[[IV1:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC1:.*]] = %[[ACC0]]) -> (tensor<5x3xbf16>)
 // CHECK: %[[RAW:.*]] = tensor.extract %[[I]][%[[IV0]]] : tensor<4xi32>
