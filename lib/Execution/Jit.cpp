@@ -138,11 +138,15 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
   if (!engine)
     return engine.takeError();
   jit->engine_ = std::move(*engine);
-  // Compiled code reports failed run-time checks to the runtime.
+  // The runtime functions compiled code calls: failed run-time checks, and
+  // strided copies (upstream's memrefCopy).
   jit->engine_->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
     symbols[interner("paddle_runtime_check_failed")] = {
         llvm::orc::ExecutorAddr::fromPtr(&paddle_runtime_check_failed),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&paddle_memref_copy),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });

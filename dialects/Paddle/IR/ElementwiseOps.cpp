@@ -80,15 +80,13 @@ LogicalResult ConstantOp::verify() {
 }
 
 LogicalResult IotaOp::verify() {
-  auto type = getType();
-  if (failed(
-          normalizeAxis(getLoc(), getDimension(), type.getRank(), "dimension")))
-    return failure();
-  if (getDimension() < 0)
-    return emitOpError("dimension must be non-negative, got ")
-           << getDimension();
-  if (static_cast<int64_t>(getDynamicSizes().size()) !=
-      type.getNumDynamicDims())
+  RankedTensorType type = getType();
+  // I64Attr reads back as unsigned: reinterpret to see negative values.
+  auto dimension = static_cast<int64_t>(getDimension());
+  if (dimension < 0 || dimension >= type.getRank())
+    return emitOpError("dimension ")
+           << dimension << " is out of range for rank " << type.getRank();
+  if (getDynamicSizes().size() != type.getNumDynamicDims())
     return emitOpError("expects one size operand per dynamic dim: ")
            << type.getNumDynamicDims() << " dynamic dims, "
            << getDynamicSizes().size() << " sizes";

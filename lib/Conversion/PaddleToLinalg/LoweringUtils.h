@@ -57,6 +57,20 @@ void buildRuntimeCheck(OpBuilder &b, Location loc, Value condition,
 void buildSameSizeCheck(OpBuilder &b, Location loc, OpFoldResult x,
                         OpFoldResult y, const Twine &message);
 
+/// An elementwise linalg.generic applying `fn` to each element of `v`,
+/// giving elements of type `elementType`.
+Value buildMap(OpBuilder &b, Location loc, Value v, Type elementType,
+               function_ref<Value(OpBuilder &, Location, Value)> fn);
+
+/// The number of elements of `x` over `dims`, as a scalar of float `type`.
+Value buildCount(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
+                 Type type);
+
+/// Expands `v`, a tensor of the dims of `x` not in `dims`, back to the rank
+/// of x with size 1 at `dims` (keepdims, or to broadcast against x).
+Value buildExpandReducedDims(OpBuilder &b, Location loc, Value v, Value x,
+                             ArrayRef<int64_t> dims);
+
 /// A scalar constant of int or float type `type` holding `value`.
 Value buildScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 

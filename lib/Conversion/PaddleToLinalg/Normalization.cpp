@@ -69,72 +69,6 @@ Value buildStatistic(
   return generic.getResult(0);
 }
 
-/// An elementwise linalg.generic over a tensor `v`, same element type.
-Value buildMap(OpBuilder &b, Location loc, Value v,
-               function_ref<Value(OpBuilder &, Location, Value)> fn) {
-  auto vt = cast<RankedTensorType>(v.getType());
-  Value init = buildEmptyLike(b, loc, vt, v);
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(vt.getRank()));
-  SmallVector<utils::IteratorType> iterators(vt.getRank(),
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{vt}, ValueRange{v}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args[0]));
-      });
-  return generic.getResult(0);
-}
-
-/// Expands `v`, a tensor of the dims of `x` not in `dims`, to the rank of x
-/// with size 1 at `dims`, so that it broadcasts against x.
-Value expandToRankOf(OpBuilder &b, Location loc, Value v, Value x,
-                     ArrayRef<int64_t> dims) {
-  auto xt = cast<RankedTensorType>(x.getType());
-  auto vt = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape;
-  SmallVector<OpFoldResult> sizes;
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices pending;
-  for (int64_t d = 0; d < xt.getRank(); ++d) {
-    bool isReduced = llvm::is_contained(dims, d);
-    shape.push_back(isReduced ? 1 : xt.getDimSize(d));
-    if (isReduced)
-      sizes.push_back(b.getIndexAttr(1));
-    else if (xt.isDynamicDim(d))
-      sizes.push_back(tensor::DimOp::create(b, loc, x, d).getResult());
-    else
-      sizes.push_back(b.getIndexAttr(xt.getDimSize(d)));
-    // Size-1 dims join the group of the next kept dim, trailing ones that
-    // of the last kept dim.
-    pending.push_back(d);
-    if (!isReduced) {
-      groups.push_back(pending);
-      pending.clear();
-    }
-  }
-  if (!groups.empty())
-    groups.back().append(pending.begin(), pending.end());
-  return tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get(shape, vt.getElementType()), v, groups,
-      sizes);
-}
-
-/// The number of elements of `x` over `dims`, as a scalar of float `type`.
-Value buildCount(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
-                 Type type) {
-  auto xt = cast<RankedTensorType>(x.getType());
-  Value count = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d : dims) {
-    Value size = xt.isDynamicDim(d)
-                     ? tensor::DimOp::create(b, loc, x, d).getResult()
-                     : arith::ConstantIndexOp::create(b, loc, xt.getDimSize(d))
-                           .getResult();
-    count = arith::MulIOp::create(b, loc, count, size);
-  }
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
-  return arith::SIToFPOp::create(b, loc, type, i64);
-}
-
 /// Replaces `op` by `v`, casting to the written result type when it is more
 /// or less static than the type of x.
 void replaceWithCast(ConversionPatternRewriter &rewriter, Operation *op,
@@ -179,8 +113,8 @@ template <typename OpTy> struct SoftmaxLowering : OpConversionPattern<OpTy> {
                        });
     Value result = buildBroadcastElementwise(
         rewriter, loc, xt,
-        {x, expandToRankOf(rewriter, loc, max, x, dims),
-         expandToRankOf(rewriter, loc, sum, x, dims)},
+        {x, buildExpandReducedDims(rewriter, loc, max, x, dims),
+         buildExpandReducedDims(rewriter, loc, sum, x, dims)},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value shifted = arith::SubFOp::create(
               b, l, buildScalarCast(b, l, a[0], ct), a[1]);
@@ -223,7 +157,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
                          return arith::AddFOp::create(
                              b, l, a[1], buildScalarCast(b, l, a[0], ct));
                        });
-    Value mean = buildMap(rewriter, loc, sum,
+    Value mean = buildMap(rewriter, loc, sum, getElementTypeOrSelf(sum),
                           [&](OpBuilder &b, Location l, Value s) -> Value {
                             return arith::DivFOp::create(b, l, s, count);
                           });
@@ -235,16 +169,17 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
                          return arith::AddFOp::create(
                              b, l, a[2], arith::MulFOp::create(b, l, d, d));
                        });
-    Value stddev = buildMap(rewriter, loc, squares,
-                            [&](OpBuilder &b, Location l, Value s) -> Value {
-                              Value var = arith::DivFOp::create(b, l, s, count);
-                              return math::SqrtOp::create(
-                                  b, l, arith::AddFOp::create(b, l, var, eps));
-                            });
+    Value stddev =
+        buildMap(rewriter, loc, squares, getElementTypeOrSelf(squares),
+                 [&](OpBuilder &b, Location l, Value s) -> Value {
+                   Value var = arith::DivFOp::create(b, l, s, count);
+                   return math::SqrtOp::create(
+                       b, l, arith::AddFOp::create(b, l, var, eps));
+                 });
 
     SmallVector<Value> operands{
-        x, expandToRankOf(rewriter, loc, mean, x, *dims),
-        expandToRankOf(rewriter, loc, stddev, x, *dims)};
+        x, buildExpandReducedDims(rewriter, loc, mean, x, *dims),
+        buildExpandReducedDims(rewriter, loc, stddev, x, *dims)};
     Value scale = adaptor.getScale(), bias = adaptor.getBias();
     if (scale)
       operands.push_back(scale);

@@ -75,78 +75,16 @@ SmallVector<Value> buildReduction(OpBuilder &b, Location loc, Value x,
   return SmallVector<Value>(generic.getResults());
 }
 
-/// An elementwise linalg.generic over `v` giving elements of type `elt`.
-Value buildMap(OpBuilder &b, Location loc, Value v, Type elt,
-               function_ref<Value(OpBuilder &, Location, Value)> fn) {
-  auto vt = cast<RankedTensorType>(v.getType());
-  auto type = RankedTensorType::get(vt.getShape(), elt);
-  Value init = buildEmptyLike(b, loc, type, v);
-  int64_t rank = vt.getRank();
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args[0]));
-      });
-  return generic.getResult(0);
-}
-
 /// Turns `reduced` (the kept dims of x) into a value of `resultType`: puts
 /// back the reduced dims with size 1 when `keepdims`, then casts to the
 /// written result type (which may be more or less static than inferred).
 Value finishReduction(OpBuilder &b, Location loc, Value x, Value reduced,
                       ArrayRef<int64_t> dims, bool keepdims, Type resultType) {
-  if (keepdims) {
-    auto xt = cast<RankedTensorType>(x.getType());
-    auto rt = cast<RankedTensorType>(reduced.getType());
-    SmallVector<int64_t> shape;
-    SmallVector<OpFoldResult> sizes;
-    SmallVector<ReassociationIndices> groups;
-    ReassociationIndices pending;
-    for (int64_t d = 0; d < xt.getRank(); ++d) {
-      bool isReduced = llvm::is_contained(dims, d);
-      shape.push_back(isReduced ? 1 : xt.getDimSize(d));
-      if (isReduced)
-        sizes.push_back(b.getIndexAttr(1));
-      else if (xt.isDynamicDim(d))
-        sizes.push_back(tensor::DimOp::create(b, loc, x, d).getResult());
-      else
-        sizes.push_back(b.getIndexAttr(xt.getDimSize(d)));
-      // Reduced dims join the group of the next kept dim, trailing ones
-      // the group of the last kept dim.
-      pending.push_back(d);
-      if (!isReduced) {
-        groups.push_back(pending);
-        pending.clear();
-      }
-    }
-    if (!groups.empty())
-      groups.back().append(pending.begin(), pending.end());
-    auto expandedType = RankedTensorType::get(shape, rt.getElementType());
-    reduced = tensor::ExpandShapeOp::create(b, loc, expandedType, reduced,
-                                            groups, sizes);
-  }
+  if (keepdims)
+    reduced = buildExpandReducedDims(b, loc, reduced, x, dims);
   if (reduced.getType() != resultType)
     reduced = tensor::CastOp::create(b, loc, resultType, reduced);
   return reduced;
-}
-
-/// The number of elements of `x` over `dims`, as a scalar of float `type`.
-Value buildCount(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims,
-                 Type type) {
-  auto xt = cast<RankedTensorType>(x.getType());
-  Value count = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d : dims) {
-    Value size = xt.isDynamicDim(d)
-                     ? tensor::DimOp::create(b, loc, x, d).getResult()
-                     : arith::ConstantIndexOp::create(b, loc, xt.getDimSize(d))
-                           .getResult();
-    count = arith::MulIOp::create(b, loc, count, size);
-  }
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
-  return arith::SIToFPOp::create(b, loc, type, i64);
 }
 
 template <typename OpTy>

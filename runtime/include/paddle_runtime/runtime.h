@@ -121,6 +121,12 @@ paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
  * had allocated are not freed. Outside paddle_invoke it prints and aborts. */
 void paddle_runtime_check_failed(const char *message);
 
+/* Copies between two strided views, for compiled code: the implementation
+ * of MLIR's `memrefCopy` (arguments are MLIR unranked memref descriptors),
+ * which the JIT and AOT artifacts bind to this function. */
+void paddle_memref_copy(int64_t element_size, const void *source,
+                        const void *target);
+
 /*===--- .npy files -------------------------------------------------------===*/
 
 /* Reads a NumPy .npy file (format 1.0-3.0, C order, little-endian). */

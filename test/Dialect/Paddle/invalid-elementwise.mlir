@@ -115,6 +115,14 @@ func.func @iota_dim() {
 
 // -----
 
+func.func @iota_negative_dim() {
+  // expected-error @+1 {{dimension -1 is out of range for rank 2}}
+  %0 = "paddle.iota"() {dimension = -1 : i64} : () -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
 func.func @iota_sizes(%n: index) {
   // expected-error @+1 {{expects one size operand per dynamic dim: 1 dynamic dims, 0 sizes}}
   %0 = paddle.iota dim = 0 : tensor<?xi32>
