@@ -49,8 +49,7 @@ extern "C" void paddle_memref_copy(int64_t elementSize,
   // Odometer over all but the innermost dim; the innermost run is one
   // memcpy when both sides are unit-stride there.
   int64_t inner = src.sizes[rank - 1];
-  bool unitInner =
-      src.strides[rank - 1] == 1 && dst.strides[rank - 1] == 1;
+  bool unitInner = src.strides[rank - 1] == 1 && dst.strides[rank - 1] == 1;
   std::vector<int64_t> index(rank, 0);
   while (true) {
     int64_t srcOffset = 0, dstOffset = 0;

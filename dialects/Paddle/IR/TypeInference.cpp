@@ -72,18 +72,27 @@ mlir::paddle::broadcastShapes(std::optional<Location> loc,
   return out;
 }
 
-LogicalResult
-mlir::paddle::inferBroadcastBinary(std::optional<Location> loc, Type lhs,
-                                   Type rhs, Type resultElementType,
-                                   SmallVectorImpl<Type> &inferred) {
-  auto lt = dyn_cast<RankedTensorType>(lhs);
-  auto rt = dyn_cast<RankedTensorType>(rhs);
+/// Both operands of a binary op are ranked tensors of one element type.
+static LogicalResult verifyBinaryOperands(std::optional<Location> loc,
+                                          RankedTensorType lt,
+                                          RankedTensorType rt) {
   if (!lt || !rt)
     return emitOptionalError(loc, "expects ranked tensor operands");
   if (lt.getElementType() != rt.getElementType())
     return emitOptionalError(loc, "operands have different element types ",
                              lt.getElementType(), " and ", rt.getElementType(),
                              "; insert a paddle.cast");
+  return success();
+}
+
+LogicalResult
+mlir::paddle::inferBroadcastBinary(std::optional<Location> loc, Type lhs,
+                                   Type rhs, Type resultElementType,
+                                   SmallVectorImpl<Type> &inferred) {
+  auto lt = dyn_cast<RankedTensorType>(lhs);
+  auto rt = dyn_cast<RankedTensorType>(rhs);
+  if (failed(verifyBinaryOperands(loc, lt, rt)))
+    return failure();
   auto shape = broadcastShapes(loc, lt.getShape(), rt.getShape());
   if (failed(shape))
     return failure();
@@ -581,12 +590,8 @@ LogicalResult mlir::paddle::inferMatmul(std::optional<Location> loc, Type lhs,
                                         SmallVectorImpl<Type> &inferred) {
   auto lt = dyn_cast<RankedTensorType>(lhs);
   auto rt = dyn_cast<RankedTensorType>(rhs);
-  if (!lt || !rt)
-    return emitOptionalError(loc, "expects ranked tensor operands");
-  if (lt.getElementType() != rt.getElementType())
-    return emitOptionalError(loc, "operands have different element types ",
-                             lt.getElementType(), " and ", rt.getElementType(),
-                             "; insert a paddle.cast");
+  if (failed(verifyBinaryOperands(loc, lt, rt)))
+    return failure();
   if (lt.getRank() < 1 || rt.getRank() < 1)
     return emitOptionalError(loc, "matmul operands must have rank >= 1, got ",
                              lt.getRank(), " and ", rt.getRank());
