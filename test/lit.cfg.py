@@ -14,7 +14,7 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
 llvm_config.use_default_substitutions()
 tool_dirs = [config.paddle_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["paddle-opt", "paddle-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["paddle-opt", "paddle-run", "paddle-compile"], tool_dirs)
 config.substitutions.append(("%python", config.python_executable))
 llvm_config.with_environment("PATH", config.paddle_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

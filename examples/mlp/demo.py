@@ -5,7 +5,9 @@
    holds.
 2. Run it with paddle-run (JIT) on random weights and a batch of inputs,
    with --bench for latency.
-3. Check the outputs against numpy (rtol 1e-5) and print the predictions.
+3. Compile it ahead of time into a standalone executable (paddle-compile
+   --emit exe), run it, and check its outputs equal the JIT's bit for bit.
+4. Check the outputs against numpy (rtol 1e-5) and print the predictions.
 """
 
 import math
@@ -75,6 +77,20 @@ def main():
         print("   " + out.strip())
         probs = np.load(tmp / "out" / "mlp_0.npy")
         classes = np.load(tmp / "out" / "mlp_1.npy")
+
+        print("== paddle-compile --emit exe (ahead of time)")
+        exe = tmp / "mlp"
+        run([BIN / "paddle-compile", MODEL, "-o", exe, "--emit", "exe"])
+        out = run([exe, *args, "--output-dir", tmp / "aot", "--bench", "50"])
+        print(f"   {exe.name}: {exe.stat().st_size / 1024:.0f} KiB, "
+              "links only libc/libstdc++/libm")
+        print("   " + out.strip())
+        same_bits = all(
+            np.load(tmp / "aot" / f"mlp_{i}.npy").tobytes()
+            == np.load(tmp / "out" / f"mlp_{i}.npy").tobytes() for i in range(2))
+        print(f"   outputs bitwise equal to the JIT's: {same_bits}")
+        if not same_bits:
+            sys.exit("demo: FAILED: AOT and JIT outputs differ")
 
     ref_p, ref_c = reference(x, w1, b1, w2, b2)
     err = np.abs(probs - ref_p).max()

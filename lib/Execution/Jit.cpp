@@ -19,79 +19,15 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-static paddle_dtype_t toDtype(Type t) {
-  if (t.isF32())
-    return PADDLE_F32;
-  if (t.isF16())
-    return PADDLE_F16;
-  if (t.isBF16())
-    return PADDLE_BF16;
-  if (t.isF64())
-    return PADDLE_F64;
-  if (t.isInteger(1))
-    return PADDLE_I1;
-  if (t.isInteger(8))
-    return PADDLE_I8;
-  if (t.isInteger(32))
-    return PADDLE_I32;
-  if (t.isInteger(64))
-    return PADDLE_I64;
-  return PADDLE_DTYPE_INVALID;
-}
-
-static llvm::Expected<paddle_tensor_spec_t>
-toSpec(Type type, StringRef function, StringRef what, unsigned index) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  std::string typeStr;
-  llvm::raw_string_ostream os(typeStr);
-  os << type;
-  if (!t)
-    return makeError("function '" + function + "': " + what + " " +
-                     llvm::Twine(index) + " has type " + typeStr +
-                     ", expected a ranked tensor");
-  paddle_tensor_spec_t spec{};
-  spec.dtype = toDtype(t.getElementType());
-  if (spec.dtype == PADDLE_DTYPE_INVALID)
-    return makeError("function '" + function + "': " + what + " " +
-                     llvm::Twine(index) + " has unsupported element type in " +
-                     typeStr);
-  if (t.getRank() > PADDLE_MAX_RANK)
-    return makeError("function '" + function + "': " + what + " " +
-                     llvm::Twine(index) + " has rank above " +
-                     llvm::Twine(PADDLE_MAX_RANK));
-  spec.rank = t.getRank();
-  for (int64_t d = 0; d < t.getRank(); ++d)
-    spec.shape[d] = t.isDynamicDim(d) ? PADDLE_DYNAMIC_DIM : t.getDimSize(d);
-  return spec;
-}
-
 JitModule::~JitModule() = default;
 
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::create(ModuleOp module, unsigned optLevel) {
   std::unique_ptr<JitModule> jit(new JitModule());
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isPrivate() || func.isExternal())
-      continue;
-    JitFunction f;
-    f.name = func.getName().str();
-    FunctionType type = func.getFunctionType();
-    for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-      auto spec = toSpec(t, f.name, "argument", i);
-      if (!spec)
-        return spec.takeError();
-      f.inputs.push_back(*spec);
-    }
-    for (auto [i, t] : llvm::enumerate(type.getResults())) {
-      auto spec = toSpec(t, f.name, "result", i);
-      if (!spec)
-        return spec.takeError();
-      f.outputs.push_back(*spec);
-    }
-    jit->functions_.push_back(std::move(f));
-  }
-  if (jit->functions_.empty())
-    return makeError("the module has no public function to run");
+  auto functions = collectSignatures(module);
+  if (!functions)
+    return functions.takeError();
+  jit->functions_ = std::move(*functions);
 
   // Lower, collecting diagnostics into the error message.
   std::string diagnostics;
@@ -156,11 +92,7 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
     if (!entry)
       return entry.takeError();
     f.entry = *entry;
-    f.signature.name = f.name.c_str();
-    f.signature.num_inputs = f.inputs.size();
-    f.signature.inputs = f.inputs.data();
-    f.signature.num_outputs = f.outputs.size();
-    f.signature.outputs = f.outputs.data();
+    f.signature = f.view();
   }
   return jit;
 }

@@ -11,6 +11,7 @@
 #ifndef PADDLE_EXECUTION_JIT_H
 #define PADDLE_EXECUTION_JIT_H
 
+#include "paddle/Execution/Signature.h"
 #include "paddle_runtime/runtime.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -25,12 +26,7 @@ class ExecutionEngine;
 namespace paddle {
 
 /// One callable function of a JIT-compiled module.
-struct JitFunction {
-  std::string name;
-  std::vector<paddle_tensor_spec_t> inputs, outputs;
-  paddle_function_signature_t signature{};
-  paddle_packed_fn_t entry = nullptr;
-};
+using JitFunction = FunctionSignature;
 
 class JitModule {
 public:

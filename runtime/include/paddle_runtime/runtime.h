@@ -127,6 +127,20 @@ void paddle_runtime_check_failed(const char *message);
 void paddle_memref_copy(int64_t element_size, const void *source,
                         const void *target);
 
+/*===--- Compiled modules -------------------------------------------------===*/
+
+/* A function exported by a module compiled ahead of time. */
+typedef struct paddle_exported_function {
+  const paddle_function_signature_t *signature;
+  paddle_packed_fn_t entry;
+} paddle_exported_function_t;
+
+/* The main program of `paddle-compile --emit exe` executables:
+ *   model [--function F] --input a.npy ... [--output-dir D] [--bench N]
+ * Returns the process exit code (0, or 1 with a message on stderr). */
+int paddle_cli_main(int argc, char **argv,
+                    const paddle_exported_function_t *functions, int32_t count);
+
 /*===--- .npy files -------------------------------------------------------===*/
 
 /* Reads a NumPy .npy file (format 1.0-3.0, C order, little-endian). */

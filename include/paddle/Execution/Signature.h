@@ -1,0 +1,47 @@
+//===- Signature.h - runtime signatures of a module's functions --*- C++ -*-===//
+//
+// The public functions of a paddle module, described in the runtime's terms
+// (paddle_tensor_spec_t), shared by the JIT and by paddle-compile so both
+// call compiled code with the same checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PADDLE_EXECUTION_SIGNATURE_H
+#define PADDLE_EXECUTION_SIGNATURE_H
+
+#include "paddle_runtime/runtime.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::paddle {
+
+/// One public function: its name and tensor types, and (once compiled) its
+/// packed entry point.
+struct FunctionSignature {
+  std::string name;
+  std::vector<paddle_tensor_spec_t> inputs, outputs;
+  paddle_function_signature_t signature{};
+  paddle_packed_fn_t entry = nullptr;
+
+  /// A runtime view of this signature; valid while this object lives and is
+  /// not moved.
+  paddle_function_signature_t view() const {
+    return {name.c_str(), static_cast<int32_t>(inputs.size()), inputs.data(),
+            static_cast<int32_t>(outputs.size()), outputs.data()};
+  }
+};
+
+/// The signatures of the public functions of `module`, in order. Every
+/// argument and result must be a ranked tensor of a supported element type;
+/// errors name the function and the argument. A module without public
+/// functions is an error.
+llvm::Expected<std::vector<FunctionSignature>>
+collectSignatures(ModuleOp module);
+
+} // namespace mlir::paddle
+
+#endif // PADDLE_EXECUTION_SIGNATURE_H

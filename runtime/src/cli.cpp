@@ -1,0 +1,142 @@
+//===- cli.cpp - the command line of compiled executables -----------------===//
+//
+// `paddle-compile --emit exe` links this main loop with the model: it reads
+// .npy inputs, calls one exported function through paddle_invoke and writes
+// the results, like paddle-run but without a compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "paddle_runtime/runtime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+int fail(const char *program, const std::string &message) {
+  fprintf(stderr, "%s: error: %s\n", program, message.c_str());
+  return 1;
+}
+
+std::string takeMessage(paddle_status_t s) {
+  std::string m = paddle_status_message(s);
+  paddle_status_free(s);
+  return m;
+}
+
+struct Tensors {
+  std::vector<paddle_tensor_t> list;
+  ~Tensors() {
+    for (auto &t : list)
+      paddle_tensor_free(&t);
+  }
+};
+} // namespace
+
+extern "C" int paddle_cli_main(int argc, char **argv,
+                               const paddle_exported_function_t *functions,
+                               int32_t count) {
+  const char *program = argc > 0 ? argv[0] : "model";
+  std::string name, outputDir;
+  std::vector<std::string> inputs;
+  long bench = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *flag) -> const char * {
+      if (i + 1 >= argc)
+        return nullptr;
+      (void)flag;
+      return argv[++i];
+    };
+    const char *v = nullptr;
+    if (arg == "--help" || arg == "-h") {
+      printf("usage: %s [--function F] --input a.npy ... [--output-dir D] "
+             "[--bench N]\nfunctions:",
+             program);
+      for (int32_t f = 0; f < count; ++f)
+        printf(" %s", functions[f].signature->name);
+      printf("\n");
+      return 0;
+    }
+    if (arg == "--function" && (v = value("--function")))
+      name = v;
+    else if (arg == "--input" && (v = value("--input")))
+      inputs.push_back(v);
+    else if (arg == "--output-dir" && (v = value("--output-dir")))
+      outputDir = v;
+    else if (arg == "--bench" && (v = value("--bench"))) {
+      char *end = nullptr;
+      bench = strtol(v, &end, 10);
+      if (!*v || *end || bench < 0)
+        return fail(program, "--bench expects a count, got '" +
+                                 std::string(v) + "'");
+    } else
+      return fail(program, "unknown or incomplete argument '" + arg +
+                               "' (see --help)");
+  }
+
+  const paddle_exported_function_t *fn = nullptr;
+  if (name.empty() && count == 1)
+    fn = &functions[0];
+  for (int32_t f = 0; f < count && !name.empty(); ++f)
+    if (name == functions[f].signature->name)
+      fn = &functions[f];
+  if (!fn)
+    return fail(program, name.empty()
+                             ? "several functions; choose one with --function"
+                             : "no function '" + name + "'");
+  const paddle_function_signature_t *sig = fn->signature;
+  if ((int32_t)inputs.size() != sig->num_inputs)
+    return fail(program, std::string("function '") + sig->name + "' takes " +
+                             std::to_string(sig->num_inputs) + " inputs, " +
+                             std::to_string(inputs.size()) +
+                             " given with --input");
+  Tensors args;
+  for (const std::string &path : inputs) {
+    paddle_tensor_t t{};
+    if (paddle_status_t s = paddle_npy_read(path.c_str(), &t))
+      return fail(program, takeMessage(s));
+    args.list.push_back(t);
+  }
+  Tensors results;
+  results.list.resize(sig->num_outputs);
+  auto call = [&]() -> paddle_status_t {
+    for (auto &t : results.list)
+      paddle_tensor_free(&t);
+    return paddle_invoke(fn->entry, sig, args.list.data(), sig->num_inputs,
+                         results.list.data());
+  };
+  if (paddle_status_t s = call())
+    return fail(program, takeMessage(s));
+  if (bench > 0) {
+    std::vector<double> ms;
+    for (long i = 0; i < bench; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      paddle_status_t s = call();
+      auto end = std::chrono::steady_clock::now();
+      if (s)
+        return fail(program, takeMessage(s));
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    double median = ms.size() % 2 ? ms[ms.size() / 2]
+                                  : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+    printf("bench %s: %ld runs, median %.4f ms, min %.4f ms\n", sig->name,
+           bench, median, ms.front());
+  }
+  if (!outputDir.empty()) {
+    mkdir(outputDir.c_str(), 0777); // an existing folder is fine
+    for (int32_t o = 0; o < sig->num_outputs; ++o) {
+      std::string path =
+          outputDir + "/" + sig->name + "_" + std::to_string(o) + ".npy";
+      if (paddle_status_t s = paddle_npy_write(path.c_str(), &results.list[o]))
+        return fail(program, takeMessage(s));
+    }
+  }
+  return 0;
+}

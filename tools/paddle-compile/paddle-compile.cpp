@@ -1,0 +1,418 @@
+//===- paddle-compile.cpp - ahead-of-time compilation ---------------------===//
+//
+//   paddle-compile IN.mlir -o OUT [--emit so|exe|obj|mlir] [--target cpu]
+//
+// Lowers with paddle-cpu-pipeline (the JIT's pipeline) and writes:
+//   mlir  the LLVM-dialect module;
+//   obj   an object file with the functions and their C-interface wrappers;
+//   so    a shared object with one typed entry point per function, plus OUT.h;
+//   exe   a standalone program: OUT --input a.npy ... --output-dir D --bench N.
+// Artifacts link the runtime statically and need only libc, libstdc++ and
+// libm at run time. Outputs are written under a temporary name and renamed,
+// so a failure never leaves a partial file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "paddle/Execution/Signature.h"
+#include "paddle/InitAll.h"
+#include "paddle/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::Required);
+static cl::opt<std::string> emit("emit", cl::desc("so | exe | obj | mlir"),
+                                 cl::init("so"));
+static cl::opt<std::string> target("target", cl::desc("cpu (the host CPU)"),
+                                   cl::init("cpu"));
+
+namespace {
+
+constexpr llvm::StringLiteral kImplPrefix = "paddle_impl_";
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "paddle-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// Writes `text` to `path` through a temporary file and a rename.
+llvm::Error writeAtomically(StringRef path,
+                            llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+  std::string tmp = (path + ".tmp").str();
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream os(tmp, ec);
+    if (ec)
+      return llvm::createStringError(ec, "cannot write '%s': %s", tmp.c_str(),
+                                     ec.message().c_str());
+    fn(os);
+    os.close();
+    if (os.has_error()) {
+      llvm::sys::fs::remove(tmp);
+      return llvm::createStringError(os.error(), "cannot write '%s'",
+                                     tmp.c_str());
+    }
+  }
+  if ((ec = llvm::sys::fs::rename(tmp, path))) {
+    llvm::sys::fs::remove(tmp);
+    return llvm::createStringError(ec, "cannot write '%s': %s",
+                                   path.str().c_str(), ec.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+bool isCIdentifier(StringRef name) {
+  if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; });
+}
+
+const char *dtypeEnum(paddle_dtype_t d) {
+  switch (d) {
+  case PADDLE_F32: return "PADDLE_F32";
+  case PADDLE_F16: return "PADDLE_F16";
+  case PADDLE_BF16: return "PADDLE_BF16";
+  case PADDLE_F64: return "PADDLE_F64";
+  case PADDLE_I1: return "PADDLE_I1";
+  case PADDLE_I8: return "PADDLE_I8";
+  case PADDLE_I32: return "PADDLE_I32";
+  case PADDLE_I64: return "PADDLE_I64";
+  default: return "PADDLE_DTYPE_INVALID";
+  }
+}
+
+std::string typeComment(const paddle_tensor_spec_t &s) {
+  std::string t = "tensor<";
+  for (int32_t d = 0; d < s.rank; ++d)
+    t += (s.shape[d] == PADDLE_DYNAMIC_DIM ? std::string("?")
+                                            : std::to_string(s.shape[d])) +
+         "x";
+  return t + paddle_dtype_name(s.dtype) + ">";
+}
+
+std::string specList(const std::vector<paddle_tensor_spec_t> &specs) {
+  std::string out;
+  for (const auto &s : specs) {
+    out += "  {" + std::string(dtypeEnum(s.dtype)) + ", " +
+           std::to_string(s.rank) + ", {";
+    for (int32_t d = 0; d < s.rank; ++d)
+      out += (d ? ", " : "") + std::to_string(s.shape[d]);
+    out += "}},\n";
+  }
+  return out;
+}
+
+size_t words(const paddle_tensor_spec_t &s) { return 3 + 2 * (size_t)s.rank; }
+
+/// The typed declaration of one function's entry point.
+std::string entryDeclaration(const paddle::FunctionSignature &f) {
+  std::string d = "paddle_status_t " + f.name + "(";
+  for (size_t i = 0; i < f.inputs.size(); ++i)
+    d += "const paddle_tensor_t *arg" + std::to_string(i) + ", ";
+  for (size_t i = 0; i < f.outputs.size(); ++i)
+    d += "paddle_tensor_t *result" + std::to_string(i) + ", ";
+  if (f.inputs.empty() && f.outputs.empty())
+    d += "void";
+  else
+    d.resize(d.size() - 2);
+  return d + ")";
+}
+
+/// C glue compiled with the object: packed wrappers over the C-interface
+/// functions, signature tables, typed entry points, and the runtime
+/// functions compiled code calls.
+std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
+                       bool withMain) {
+  std::string c = "/* Generated by paddle-compile. */\n"
+                  "#include \"paddle_runtime/runtime.h\"\n"
+                  "#include <string.h>\n\n"
+                  "__attribute__((visibility(\"hidden\"))) void "
+                  "memrefCopy(int64_t e, const void *s, const void *d) {\n"
+                  "  paddle_memref_copy(e, s, d);\n}\n\n";
+  for (const auto &f : functions) {
+    size_t nIn = f.inputs.size(), nOut = f.outputs.size(), at = 0, total = 0;
+    for (const auto &o : f.outputs)
+      total += words(o);
+    std::string ciface = "_mlir_ciface_" + kImplPrefix.str() + f.name;
+    c += "extern void " + ciface + "(";
+    std::vector<std::string> params;
+    if (nOut)
+      params.push_back("void *");
+    for (size_t i = 0; i < nIn; ++i)
+      params.push_back("void *");
+    c += params.empty() ? "void" : llvm::join(params, ", ");
+    c += ");\n";
+    c += "static void paddle_packed_" + f.name + "(void **args) {\n";
+    std::vector<std::string> callArgs;
+    if (nOut) {
+      c += "  int64_t res[" + std::to_string(total) + "];\n";
+      callArgs.push_back("res");
+    }
+    for (size_t i = 0; i < nIn; ++i) {
+      size_t n = words(f.inputs[i]);
+      std::string v = "in" + std::to_string(i);
+      c += "  int64_t " + v + "[" + std::to_string(n) + "];\n";
+      c += "  for (int k = 0; k < " + std::to_string(n) + "; ++k) " + v +
+           "[k] = *(int64_t *)args[" + std::to_string(at) + " + k];\n";
+      at += n;
+      callArgs.push_back(v);
+    }
+    c += "  " + ciface + "(" + llvm::join(callArgs, ", ") + ");\n";
+    if (nOut)
+      c += "  memcpy(args[" + std::to_string(at) + "], res, sizeof res);\n";
+    c += "}\n";
+    c += "static const paddle_tensor_spec_t " + f.name + "_inputs[] = {\n" +
+         specList(f.inputs) + "  {PADDLE_DTYPE_INVALID, 0, {0}}};\n";
+    c += "static const paddle_tensor_spec_t " + f.name + "_outputs[] = {\n" +
+         specList(f.outputs) + "  {PADDLE_DTYPE_INVALID, 0, {0}}};\n";
+    c += "const paddle_function_signature_t paddle_signature_" + f.name +
+         " = {\"" + f.name + "\", " + std::to_string(nIn) + ", " + f.name +
+         "_inputs, " + std::to_string(nOut) + ", " + f.name + "_outputs};\n";
+    c += entryDeclaration(f) + " {\n";
+    c += "  paddle_tensor_t in[" + std::to_string(std::max<size_t>(nIn, 1)) +
+         "];\n";
+    for (size_t i = 0; i < nIn; ++i)
+      c += "  in[" + std::to_string(i) + "] = *arg" + std::to_string(i) +
+           ";\n";
+    c += "  paddle_tensor_t out[" + std::to_string(std::max<size_t>(nOut, 1)) +
+         "];\n";
+    c += "  paddle_status_t s = paddle_invoke(paddle_packed_" + f.name +
+         ", &paddle_signature_" + f.name + ", in, " + std::to_string(nIn) +
+         ", out);\n  if (s) return s;\n";
+    for (size_t i = 0; i < nOut; ++i)
+      c += "  *result" + std::to_string(i) + " = out[" + std::to_string(i) +
+           "];\n";
+    c += "  return 0;\n}\n\n";
+  }
+  c += "const paddle_exported_function_t paddle_module_functions[] = {\n";
+  for (const auto &f : functions)
+    c += "  {&paddle_signature_" + f.name + ", paddle_packed_" + f.name +
+         "},\n";
+  c += "};\nconst int32_t paddle_module_function_count = " +
+       std::to_string(functions.size()) + ";\n";
+  if (withMain)
+    c += "\nint main(int argc, char **argv) {\n  return paddle_cli_main(argc, "
+         "argv, paddle_module_functions, paddle_module_function_count);\n}\n";
+  return c;
+}
+
+std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
+                         StringRef guard) {
+  std::string h = "/* Generated by paddle-compile: the entry points of " +
+                  guard.str() + ". Link with the shared object. */\n";
+  std::string macro = "PADDLE_MODEL_";
+  for (char c : guard)
+    macro += isalnum(c) ? toupper(c) : '_';
+  h += "#ifndef " + macro + "_H\n#define " + macro + "_H\n\n"
+       "#include \"paddle_runtime/runtime.h\"\n\n#ifdef __cplusplus\nextern "
+       "\"C\" {\n#endif\n\n";
+  for (const auto &f : functions) {
+    h += "/* " + f.name + "(";
+    for (size_t i = 0; i < f.inputs.size(); ++i)
+      h += (i ? ", " : "") + typeComment(f.inputs[i]);
+    h += ") -> (";
+    for (size_t i = 0; i < f.outputs.size(); ++i)
+      h += (i ? ", " : "") + typeComment(f.outputs[i]);
+    h += ")\n   Results are allocated; free them with paddle_tensor_free. */\n";
+    h += entryDeclaration(f) + ";\n";
+    h += "extern const paddle_function_signature_t paddle_signature_" +
+         f.name + ";\n\n";
+  }
+  h += "extern const paddle_exported_function_t paddle_module_functions[];\n"
+       "extern const int32_t paddle_module_function_count;\n\n"
+       "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return h;
+}
+
+/// Runs a program, failing with its name and exit status.
+llvm::Error runProgram(StringRef name, ArrayRef<std::string> args) {
+  auto path = llvm::sys::findProgramByName(name);
+  if (!path)
+    return llvm::createStringError(path.getError(),
+                                   "'%s' is needed to link and was not found "
+                                   "on PATH",
+                                   name.str().c_str());
+  std::vector<StringRef> argv{*path};
+  for (const auto &a : args)
+    argv.push_back(a);
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*path, argv, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s failed (exit %d) %s", name.str().c_str(),
+                                   rc, message.c_str());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "paddle-compile: ahead-of-time compilation\n");
+  if (emit != "so" && emit != "exe" && emit != "obj" && emit != "mlir")
+    return fail("--emit must be one of so, exe, obj, mlir; got '" + emit + "'");
+  if (target != "cpu")
+    return fail("--target '" + target + "' is not supported (only cpu)");
+
+  DialectRegistry registry;
+  paddle::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse '" + inputFile + "'");
+  if (failed(module->verify()))
+    return fail("'" + inputFile + "' does not verify");
+
+  auto functions = paddle::collectSignatures(*module);
+  if (!functions)
+    return fail(llvm::toString(functions.takeError()));
+  if (emit == "so" || emit == "exe")
+    for (const auto &f : *functions)
+      if (!isCIdentifier(f.name))
+        return fail("function '" + f.name +
+                    "' is not a C identifier, so it cannot be exported");
+
+  // C-interface wrappers (descriptors passed by pointer) for every public
+  // function: the glue calls those, independent of LLVM's struct ABI. The
+  // compiled functions move to `paddle_impl_<name>` so that `<name>` is free
+  // for the typed entry point.
+  SymbolTable symbols(*module);
+  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>())) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  UnitAttr::get(&context));
+    auto newName = StringAttr::get(&context, kImplPrefix + func.getName());
+    if (failed(symbols.replaceAllSymbolUses(func, newName, *module)))
+      return fail("cannot rename function '" + func.getName() + "'");
+    symbols.setSymbolName(func, newName);
+  }
+  PassManager pm(&context);
+  paddle::buildCpuPipeline(pm);
+  if (failed(pm.run(*module)))
+    return fail("lowering with paddle-cpu-pipeline failed");
+
+  if (emit == "mlir") {
+    if (auto err = writeAtomically(outputFile, [&](llvm::raw_ostream &os) {
+          module->print(os);
+        }))
+      return fail(llvm::toString(std::move(err)));
+    return 0;
+  }
+
+  // LLVM IR, optimized and compiled for this CPU (as the JIT does).
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder)
+    return fail(llvm::toString(tmBuilder.takeError()));
+  tmBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  tmBuilder->setRelocationModel(llvm::Reloc::PIC_);
+  auto tm = tmBuilder->createTargetMachine();
+  if (!tm)
+    return fail(llvm::toString(tm.takeError()));
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed");
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  if (auto err = makeOptimizingTransformer(3, 0, tm->get())(llvmModule.get()))
+    return fail(llvm::toString(std::move(err)));
+
+  std::string objPath = emit == "obj" ? outputFile : outputFile + ".o";
+  std::string objError;
+  if (auto err = writeAtomically(objPath, [&](llvm::raw_ostream &os) {
+        llvm::SmallVector<char, 0> buffer;
+        llvm::raw_svector_ostream bos(buffer);
+        llvm::legacy::PassManager codegen;
+        if ((*tm)->addPassesToEmitFile(codegen, bos, nullptr,
+                                       llvm::CodeGenFileType::ObjectFile)) {
+          objError = "this target cannot emit object files";
+          return;
+        }
+        codegen.run(*llvmModule);
+        os << bos.str();
+      }))
+    return fail(llvm::toString(std::move(err)));
+  if (!objError.empty())
+    return fail(objError);
+  if (emit == "obj")
+    return 0;
+
+  // Glue + link. Intermediate files sit next to the output and are removed.
+  std::string gluePath = outputFile + ".glue.c";
+  std::string glueObj = outputFile + ".glue.o";
+  auto cleanup = [&] {
+    llvm::sys::fs::remove(objPath);
+    llvm::sys::fs::remove(gluePath);
+    llvm::sys::fs::remove(glueObj);
+  };
+  if (auto err = writeAtomically(gluePath, [&](llvm::raw_ostream &os) {
+        os << glueSource(*functions, emit == "exe");
+      })) {
+    cleanup();
+    return fail(llvm::toString(std::move(err)));
+  }
+  std::string tmpOut = outputFile + ".tmp";
+  std::vector<std::string> ccArgs{"-O2", "-fPIC", "-c", gluePath, "-o",
+                                  glueObj, "-I" PADDLE_RUNTIME_INCLUDE_DIR};
+  std::vector<std::string> linkArgs{objPath, glueObj, PADDLE_RUNTIME_LIBRARY,
+                                    "-lm", "-o", tmpOut};
+  if (emit == "so")
+    linkArgs.insert(linkArgs.begin(), "-shared");
+  llvm::Error err = runProgram("cc", ccArgs);
+  if (!err)
+    err = runProgram("c++", linkArgs);
+  if (!err) {
+    if (std::error_code ec = llvm::sys::fs::rename(tmpOut, outputFile))
+      err = llvm::createStringError(ec, "cannot write '%s'",
+                                    outputFile.c_str());
+  }
+  if (!err && emit == "so") {
+    llvm::SmallString<256> header(outputFile);
+    llvm::sys::path::replace_extension(header, ".h");
+    err = writeAtomically(header, [&](llvm::raw_ostream &os) {
+      os << headerSource(*functions, llvm::sys::path::filename(outputFile));
+    });
+  }
+  cleanup();
+  llvm::sys::fs::remove(tmpOut);
+  if (err)
+    return fail(llvm::toString(std::move(err)));
+  return 0;
+}
