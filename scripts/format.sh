@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLANG_FORMAT=.venv/bin/clang-format
-files=$(git ls-files '*.cpp' '*.h' '*.c')
+files=$(git ls-files --cached --others --exclude-standard '*.cpp' '*.h' '*.c')
 if [ "${1:-}" = "--check" ]; then
   $CLANG_FORMAT --dry-run --Werror $files
 else

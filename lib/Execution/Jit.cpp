@@ -63,9 +63,12 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
   if (!targetMachine)
     return targetMachine.takeError();
 
-  ExecutionEngineOptions options;
-  options.transformer =
+  // `options.transformer` is a function_ref: the function must outlive
+  // create().
+  std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(optLevel, 0, targetMachine->get());
+  ExecutionEngineOptions options;
+  options.transformer = optimize;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;

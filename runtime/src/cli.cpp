@@ -72,11 +72,11 @@ extern "C" int paddle_cli_main(int argc, char **argv,
       char *end = nullptr;
       bench = strtol(v, &end, 10);
       if (!*v || *end || bench < 0)
-        return fail(program, "--bench expects a count, got '" +
-                                 std::string(v) + "'");
+        return fail(program,
+                    "--bench expects a count, got '" + std::string(v) + "'");
     } else
-      return fail(program, "unknown or incomplete argument '" + arg +
-                               "' (see --help)");
+      return fail(program,
+                  "unknown or incomplete argument '" + arg + "' (see --help)");
   }
 
   const paddle_exported_function_t *fn = nullptr;
@@ -124,8 +124,9 @@ extern "C" int paddle_cli_main(int argc, char **argv,
           std::chrono::duration<double, std::milli>(end - start).count());
     }
     std::sort(ms.begin(), ms.end());
-    double median = ms.size() % 2 ? ms[ms.size() / 2]
-                                  : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+    double median = ms.size() % 2
+                        ? ms[ms.size() / 2]
+                        : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
     printf("bench %s: %ld runs, median %.4f ms, min %.4f ms\n", sig->name,
            bench, median, ms.front());
   }

@@ -93,15 +93,24 @@ bool isCIdentifier(StringRef name) {
 
 const char *dtypeEnum(paddle_dtype_t d) {
   switch (d) {
-  case PADDLE_F32: return "PADDLE_F32";
-  case PADDLE_F16: return "PADDLE_F16";
-  case PADDLE_BF16: return "PADDLE_BF16";
-  case PADDLE_F64: return "PADDLE_F64";
-  case PADDLE_I1: return "PADDLE_I1";
-  case PADDLE_I8: return "PADDLE_I8";
-  case PADDLE_I32: return "PADDLE_I32";
-  case PADDLE_I64: return "PADDLE_I64";
-  default: return "PADDLE_DTYPE_INVALID";
+  case PADDLE_F32:
+    return "PADDLE_F32";
+  case PADDLE_F16:
+    return "PADDLE_F16";
+  case PADDLE_BF16:
+    return "PADDLE_BF16";
+  case PADDLE_F64:
+    return "PADDLE_F64";
+  case PADDLE_I1:
+    return "PADDLE_I1";
+  case PADDLE_I8:
+    return "PADDLE_I8";
+  case PADDLE_I32:
+    return "PADDLE_I32";
+  case PADDLE_I64:
+    return "PADDLE_I64";
+  default:
+    return "PADDLE_DTYPE_INVALID";
   }
 }
 
@@ -109,7 +118,7 @@ std::string typeComment(const paddle_tensor_spec_t &s) {
   std::string t = "tensor<";
   for (int32_t d = 0; d < s.rank; ++d)
     t += (s.shape[d] == PADDLE_DYNAMIC_DIM ? std::string("?")
-                                            : std::to_string(s.shape[d])) +
+                                           : std::to_string(s.shape[d])) +
          "x";
   return t + paddle_dtype_name(s.dtype) + ">";
 }
@@ -196,8 +205,7 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
     c += "  paddle_tensor_t in[" + std::to_string(std::max<size_t>(nIn, 1)) +
          "];\n";
     for (size_t i = 0; i < nIn; ++i)
-      c += "  in[" + std::to_string(i) + "] = *arg" + std::to_string(i) +
-           ";\n";
+      c += "  in[" + std::to_string(i) + "] = *arg" + std::to_string(i) + ";\n";
     c += "  paddle_tensor_t out[" + std::to_string(std::max<size_t>(nOut, 1)) +
          "];\n";
     c += "  paddle_status_t s = paddle_invoke(paddle_packed_" + f.name +
@@ -210,8 +218,8 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
   }
   c += "const paddle_exported_function_t paddle_module_functions[] = {\n";
   for (const auto &f : functions)
-    c += "  {&paddle_signature_" + f.name + ", paddle_packed_" + f.name +
-         "},\n";
+    c +=
+        "  {&paddle_signature_" + f.name + ", paddle_packed_" + f.name + "},\n";
   c += "};\nconst int32_t paddle_module_function_count = " +
        std::to_string(functions.size()) + ";\n";
   if (withMain)
@@ -227,7 +235,8 @@ std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
   std::string macro = "PADDLE_MODEL_";
   for (char c : guard)
     macro += isalnum(c) ? toupper(c) : '_';
-  h += "#ifndef " + macro + "_H\n#define " + macro + "_H\n\n"
+  h += "#ifndef " + macro + "_H\n#define " + macro +
+       "_H\n\n"
        "#include \"paddle_runtime/runtime.h\"\n\n#ifdef __cplusplus\nextern "
        "\"C\" {\n#endif\n\n";
   for (const auto &f : functions) {
@@ -239,8 +248,8 @@ std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
       h += (i ? ", " : "") + typeComment(f.outputs[i]);
     h += ")\n   Results are allocated; free them with paddle_tensor_free. */\n";
     h += entryDeclaration(f) + ";\n";
-    h += "extern const paddle_function_signature_t paddle_signature_" +
-         f.name + ";\n\n";
+    h += "extern const paddle_function_signature_t paddle_signature_" + f.name +
+         ";\n\n";
   }
   h += "extern const paddle_exported_function_t paddle_module_functions[];\n"
        "extern const int32_t paddle_module_function_count;\n\n"
@@ -260,8 +269,8 @@ llvm::Error runProgram(StringRef name, ArrayRef<std::string> args) {
   for (const auto &a : args)
     argv.push_back(a);
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*path, argv, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(*path, argv, std::nullopt, {}, 0, 0, &message);
   if (rc != 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "%s failed (exit %d) %s", name.str().c_str(),
@@ -327,9 +336,8 @@ int main(int argc, char **argv) {
     return fail("lowering with paddle-cpu-pipeline failed");
 
   if (emit == "mlir") {
-    if (auto err = writeAtomically(outputFile, [&](llvm::raw_ostream &os) {
-          module->print(os);
-        }))
+    if (auto err = writeAtomically(
+            outputFile, [&](llvm::raw_ostream &os) { module->print(os); }))
       return fail(llvm::toString(std::move(err)));
     return 0;
   }
@@ -389,10 +397,15 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(err)));
   }
   std::string tmpOut = outputFile + ".tmp";
-  std::vector<std::string> ccArgs{"-O2", "-fPIC", "-c", gluePath, "-o",
-                                  glueObj, "-I" PADDLE_RUNTIME_INCLUDE_DIR};
+  std::vector<std::string> ccArgs{"-O2",
+                                  "-fPIC",
+                                  "-c",
+                                  gluePath,
+                                  "-o",
+                                  glueObj,
+                                  "-I" PADDLE_RUNTIME_INCLUDE_DIR};
   std::vector<std::string> linkArgs{objPath, glueObj, PADDLE_RUNTIME_LIBRARY,
-                                    "-lm", "-o", tmpOut};
+                                    "-lm",   "-o",    tmpOut};
   if (emit == "so")
     linkArgs.insert(linkArgs.begin(), "-shared");
   llvm::Error err = runProgram("cc", ccArgs);
@@ -400,8 +413,8 @@ int main(int argc, char **argv) {
     err = runProgram("c++", linkArgs);
   if (!err) {
     if (std::error_code ec = llvm::sys::fs::rename(tmpOut, outputFile))
-      err = llvm::createStringError(ec, "cannot write '%s'",
-                                    outputFile.c_str());
+      err =
+          llvm::createStringError(ec, "cannot write '%s'", outputFile.c_str());
   }
   if (!err && emit == "so") {
     llvm::SmallString<256> header(outputFile);

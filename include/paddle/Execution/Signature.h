@@ -1,4 +1,5 @@
-//===- Signature.h - runtime signatures of a module's functions --*- C++ -*-===//
+//===- Signature.h - runtime signatures of a module's functions --*- C++
+//-*-===//
 //
 // The public functions of a paddle module, described in the runtime's terms
 // (paddle_tensor_spec_t), shared by the JIT and by paddle-compile so both
