@@ -1,0 +1,25 @@
+"""Runs the libFuzzer targets of the untrusted-input loaders briefly.
+
+scripts/fuzz.sh builds each target with clang-22 (AddressSanitizer and
+UBSan) and fuzzes it from a seed corpus; any crash, leak or sanitizer report
+fails. Longer runs: `bash scripts/fuzz.sh 600`.
+"""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from paddle_testing import REPO
+
+CLANG = Path("/usr/lib/llvm-22/bin/clang++")
+FUZZER_RT = Path("/usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a")
+
+
+@pytest.mark.skipif(not (CLANG.exists() and FUZZER_RT.exists()),
+                    reason="needs clang-22 and libclang-rt-22-dev (scripts/setup.sh)")
+def test_npy_reader_fuzzes_clean(tmp_path):
+    proc = subprocess.run(["bash", str(REPO / "scripts" / "fuzz.sh"), "10"],
+                          capture_output=True, text=True, timeout=600,
+                          env={"PADDLE_FUZZ_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "fuzz: npy ran clean for 10s" in proc.stdout
