@@ -1,4 +1,7 @@
-"""Runs the libFuzzer targets of the untrusted-input loaders briefly.
+"""Sanitizer runs: libFuzzer targets of the untrusted-input loaders, and the
+runtime tests under ASan/LSan/UBSan.
+
+The fuzz targets run briefly.
 
 scripts/fuzz.sh builds each target with clang-22 (AddressSanitizer and
 UBSan) and fuzzes it from a seed corpus; any crash, leak or sanitizer report
@@ -23,3 +26,15 @@ def test_npy_reader_fuzzes_clean(tmp_path):
                           env={"PADDLE_FUZZ_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "fuzz: npy ran clean for 10s" in proc.stdout
+
+
+@pytest.mark.skipif(not CLANG.exists(), reason="needs clang-22 (scripts/setup.sh)")
+def test_runtime_tests_clean_under_asan_lsan_ubsan(tmp_path):
+    """The runtime's GoogleTest suites (every error path of the calling
+    convention, tensors and the .npy reader) leak nothing and touch no memory
+    out of bounds."""
+    proc = subprocess.run(["bash", str(REPO / "scripts" / "sanitize-runtime.sh")],
+                          capture_output=True, text=True, timeout=600,
+                          env={"PADDLE_SANITIZE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "[  PASSED  ]" in proc.stdout

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the runtime and its GoogleTest suites with clang-22 under
+# AddressSanitizer (with LeakSanitizer) and UBSan, and runs them: a leak, an
+# out-of-bounds access or undefined behaviour on any error path fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CLANG=/usr/lib/llvm-22/bin/clang++
+OUT=${PADDLE_SANITIZE_DIR:-build/sanitize}
+mkdir -p "$OUT"
+"$CLANG" -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+  -fno-omit-frame-pointer -Iruntime/include \
+  runtime/src/*.cpp unittests/RuntimeTest.cpp unittests/NpyTest.cpp \
+  -lgtest -lgtest_main -pthread -o "$OUT/runtime-tests"
+ASAN_OPTIONS=detect_leaks=1 "$OUT/runtime-tests" --gtest_brief=1
