@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle/Execution/Signature.h"
+#include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
 #include "paddle/Pipelines/Pipelines.h"
 
@@ -293,20 +294,12 @@ int main(int argc, char **argv) {
   paddle::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  std::string errorMessage;
-  auto file = openInputFile(inputFile, &errorMessage);
-  if (!file)
-    return fail(errorMessage);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return fail("cannot parse '" + inputFile + "'");
-  if (failed(module->verify()))
-    return fail("'" + inputFile + "' does not verify");
+  auto source = paddle::SourceModule::load(inputFile, context);
+  if (!source)
+    return fail(llvm::toString(source.takeError()));
+  ModuleOp module = (*source)->get();
 
-  auto functions = paddle::collectSignatures(*module);
+  auto functions = paddle::collectSignatures(module);
   if (!functions)
     return fail(llvm::toString(functions.takeError()));
   if (emit == "so" || emit == "exe")
@@ -319,25 +312,25 @@ int main(int argc, char **argv) {
   // function: the glue calls those, independent of LLVM's struct ABI. The
   // compiled functions move to `paddle_impl_<name>` so that `<name>` is free
   // for the typed entry point.
-  SymbolTable symbols(*module);
-  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>())) {
+  SymbolTable symbols(module);
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     if (!func.isPublic() || func.isExternal())
       continue;
     func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(&context));
     auto newName = StringAttr::get(&context, kImplPrefix + func.getName());
-    if (failed(symbols.replaceAllSymbolUses(func, newName, *module)))
+    if (failed(symbols.replaceAllSymbolUses(func, newName, module)))
       return fail("cannot rename function '" + func.getName() + "'");
     symbols.setSymbolName(func, newName);
   }
   PassManager pm(&context);
   paddle::buildCpuPipeline(pm);
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");
 
   if (emit == "mlir") {
     if (auto err = writeAtomically(
-            outputFile, [&](llvm::raw_ostream &os) { module->print(os); }))
+            outputFile, [&](llvm::raw_ostream &os) { module.print(os); }))
       return fail(llvm::toString(std::move(err)));
     return 0;
   }
@@ -354,7 +347,7 @@ int main(int argc, char **argv) {
   if (!tm)
     return fail(llvm::toString(tm.takeError()));
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return fail("translation to LLVM IR failed");
   llvmModule->setDataLayout((*tm)->createDataLayout());

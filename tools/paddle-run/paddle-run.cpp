@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle/Execution/Jit.h"
+#include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
 #include "paddle_runtime/runtime.h"
 
@@ -121,20 +122,12 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  std::string errorMessage;
-  auto file = openInputFile(inputFile, &errorMessage);
-  if (!file)
-    return fail(errorMessage);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return fail("cannot parse '" + inputFile + "'");
-  if (failed(module->verify()))
-    return fail("'" + inputFile + "' does not verify");
+  auto source = paddle::SourceModule::load(inputFile, context);
+  if (!source)
+    return fail(llvm::toString(source.takeError()));
+  ModuleOp module = (*source)->get();
 
-  auto jit = paddle::JitModule::create(*module);
+  auto jit = paddle::JitModule::create(module);
   if (!jit)
     return fail(llvm::toString(jit.takeError()));
   auto fn = (*jit)->lookup(functionName);
