@@ -77,16 +77,15 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
   if (!engine)
     return engine.takeError();
   jit->engine_ = std::move(*engine);
-  // The runtime functions compiled code calls: failed run-time checks, and
-  // strided copies (upstream's memrefCopy).
+  // The runtime functions compiled code calls (runtime.h lists them).
   jit->engine_->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    symbols[interner("paddle_runtime_check_failed")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&paddle_runtime_check_failed),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&paddle_memref_copy),
-        llvm::JITSymbolFlags::Exported};
+    int32_t count = 0;
+    const paddle_runtime_symbol_t *table = paddle_runtime_symbols(&count);
+    for (int32_t i = 0; i < count; ++i)
+      symbols[interner(table[i].name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(table[i].address),
+          llvm::JITSymbolFlags::Exported};
     return symbols;
   });
 

@@ -98,35 +98,49 @@ void copyStrided(const char *src, char *dst, int32_t rank, const int64_t *sizes,
 /// global (constant) buffer; it must never be freed.
 constexpr uintptr_t kGlobalAllocatedPointer = 0xdeadbeef;
 
-/// The innermost paddle_invoke on this thread, for run-time check failures.
-/// Compiled code is plain C-like code without destructors, so leaving it
-/// with longjmp skips nothing but the frees of its live buffers.
+/// The innermost paddle_invoke on this thread, for run-time failures inside
+/// compiled code. Compiled code is plain C-like code without destructors, so
+/// leaving it with longjmp skips nothing but the frees of its live buffers.
 thread_local std::jmp_buf *activeCall = nullptr;
-thread_local const char *failedCheck = nullptr;
+thread_local paddle_status_code_t failedCode = PADDLE_OK;
+thread_local std::string *failedMessage = nullptr;
 
-/// Calls `fn`; returns the message of a failed run-time check, or null.
-const char *callGuarded(paddle_packed_fn_t fn, void **args) {
+/// Calls `fn`; returns the status of a failure inside it, or null.
+paddle_status_t callGuarded(paddle_packed_fn_t fn, void **args,
+                            const char *function) {
   std::jmp_buf here;
   std::jmp_buf *outer = activeCall;
+  std::string message;
+  std::string *outerMessage = failedMessage;
   activeCall = &here;
+  failedMessage = &message;
   if (setjmp(here) != 0) {
     activeCall = outer;
-    return failedCheck;
+    failedMessage = outerMessage;
+    return paddle_status_create(failedCode, "%s: %s", function,
+                                message.c_str());
   }
   fn(args);
   activeCall = outer;
+  failedMessage = outerMessage;
   return nullptr;
 }
 
 } // namespace
 
-extern "C" void paddle_runtime_check_failed(const char *message) {
+extern "C" void paddle_runtime_fail(paddle_status_code_t code,
+                                    const char *message) {
   if (!activeCall) {
-    fprintf(stderr, "paddle runtime check failed: %s\n", message);
+    fprintf(stderr, "paddle runtime error: %s\n", message);
     abort();
   }
-  failedCheck = message;
+  failedCode = code;
+  *failedMessage = message;
   std::longjmp(*activeCall, 1);
+}
+
+extern "C" void paddle_runtime_check_failed(const char *message) {
+  paddle_runtime_fail(PADDLE_INVALID_ARGUMENT, message);
 }
 
 extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
@@ -173,9 +187,8 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
   if (sig->num_outputs > 0)
     args.push_back(results.data());
 
-  if (const char *failure = callGuarded(fn, args.data()))
-    return paddle_status_create(PADDLE_INVALID_ARGUMENT, "%s: %s", sig->name,
-                                failure);
+  if (paddle_status_t failure = callGuarded(fn, args.data(), sig->name))
+    return failure;
 
   // Hand each result to the caller: a dense buffer that only this result
   // uses is adopted as is; any other result is copied out. Buffers not

@@ -121,11 +121,31 @@ paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
  * had allocated are not freed. Outside paddle_invoke it prints and aborts. */
 void paddle_runtime_check_failed(const char *message);
 
+/* Ends the innermost paddle_invoke on this thread, which then returns a
+ * status with `code` and `message` (copied). For the runtime functions that
+ * compiled code calls (a failed check, an allocation over the limit). Outside
+ * paddle_invoke it prints the message and aborts. */
+void paddle_runtime_fail(paddle_status_code_t code, const char *message);
+
 /* Copies between two strided views, for compiled code: the implementation
  * of MLIR's `memrefCopy` (arguments are MLIR unranked memref descriptors),
  * which the JIT and AOT artifacts bind to this function. */
 void paddle_memref_copy(int64_t element_size, const void *source,
                         const void *target);
+
+/* A runtime function that compiled code calls. `name` is the symbol the
+ * compiled code refers to (which may be an upstream MLIR name such as
+ * `memrefCopy`), `runtime_name` the function this library exports for it.
+ * The JIT binds `name` to `address`; paddle-compile renames references to
+ * `name` into `runtime_name` and links this library. */
+typedef struct paddle_runtime_symbol {
+  const char *name;
+  const char *runtime_name;
+  void *address;
+} paddle_runtime_symbol_t;
+
+/* Every such function; `*count` receives the number of entries. */
+const paddle_runtime_symbol_t *paddle_runtime_symbols(int32_t *count);
 
 /*===--- Compiled modules -------------------------------------------------===*/
 

@@ -1,0 +1,26 @@
+//===- symbols.cpp - the runtime functions compiled code calls ------------===//
+//
+// One table for both execution paths: the JIT binds each name to its address;
+// paddle-compile renames references to upstream names (memrefCopy, ...) into
+// the runtime's own exported names and links this library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "paddle_runtime/runtime.h"
+
+namespace {
+#define PADDLE_SYMBOL(name, function)                                          \
+  {name, #function, reinterpret_cast<void *>(&function)}
+
+const paddle_runtime_symbol_t kSymbols[] = {
+    PADDLE_SYMBOL("paddle_runtime_check_failed", paddle_runtime_check_failed),
+    PADDLE_SYMBOL("memrefCopy", paddle_memref_copy),
+};
+#undef PADDLE_SYMBOL
+} // namespace
+
+extern "C" const paddle_runtime_symbol_t *
+paddle_runtime_symbols(int32_t *count) {
+  *count = static_cast<int32_t>(sizeof(kSymbols) / sizeof(kSymbols[0]));
+  return kSymbols;
+}
