@@ -22,7 +22,7 @@ static llvm::Error makeError(const llvm::Twine &message) {
 JitModule::~JitModule() = default;
 
 llvm::Expected<std::unique_ptr<JitModule>>
-JitModule::create(ModuleOp module, unsigned optLevel) {
+JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels) {
   std::unique_ptr<JitModule> jit(new JitModule());
   auto functions = collectSignatures(module);
   if (!functions)
@@ -40,10 +40,19 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
       return success();
     });
     PassManager pm(module.getContext());
-    buildCpuPipeline(pm);
+    CpuPipelineOptions pipelineOptions;
+    pipelineOptions.instrumentKernels = instrumentKernels;
+    buildCpuPipeline(pm, pipelineOptions);
     if (failed(pm.run(module)))
       return makeError("lowering with paddle-cpu-pipeline failed:\n" +
                        diagnostics);
+  }
+
+  // Kernel names leave the module before translation to LLVM IR.
+  if (auto names = module->getAttrOfType<ArrayAttr>("paddle.kernel_names")) {
+    for (Attribute name : names)
+      jit->kernelNames_.push_back(cast<StringAttr>(name).str());
+    module->removeAttr("paddle.kernel_names");
   }
 
   static bool initialized = [] {
@@ -97,6 +106,28 @@ JitModule::create(ModuleOp module, unsigned optLevel) {
     f.signature = f.view();
   }
   return jit;
+}
+
+llvm::Expected<paddle_executable_t>
+JitModule::toExecutable(std::unique_ptr<JitModule> module) {
+  std::vector<paddle_exported_function_t> table;
+  for (const JitFunction &f : module->functions_)
+    table.push_back({&f.signature, f.entry});
+  std::vector<const char *> names;
+  for (const std::string &name : module->kernelNames_)
+    names.push_back(name.c_str());
+  paddle_executable_t executable = nullptr;
+  paddle_status_t status = paddle_executable_create(
+      table.data(), table.size(), names.data(), names.size(),
+      [](void *jit) { delete static_cast<JitModule *>(jit); }, module.get(),
+      &executable);
+  if (status) {
+    std::string message = paddle_status_message(status);
+    paddle_status_free(status);
+    return makeError(message);
+  }
+  module.release(); // now owned by the executable
+  return executable;
 }
 
 llvm::Expected<const JitFunction *>

@@ -15,7 +15,8 @@
 
 using namespace mlir;
 
-void mlir::paddle::buildCpuPipeline(OpPassManager &pm) {
+void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
+                                    const CpuPipelineOptions &options) {
   // paddle -> linalg on tensors, cleaned up and fused.
   pm.addPass(createConvertPaddleToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -32,6 +33,8 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (options.instrumentKernels)
+    pm.addPass(createInstrumentKernelsPass());
 
   // Loops -> LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
@@ -42,7 +45,11 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm) {
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Allocations go through the runtime (paddle_alloc/paddle_free), which
+  // bounds what one call may hold and reports running out of memory.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -63,9 +70,11 @@ std::string mlir::paddle::getCpuPipelineText() {
 }
 
 void mlir::paddle::registerPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CpuPipelineOptions>(
       "paddle-cpu-pipeline",
       "Lower paddle to the LLVM dialect for CPU execution (what paddle-run "
       "and paddle-compile run)",
-      [](OpPassManager &pm) { buildCpuPipeline(pm); });
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        buildCpuPipeline(pm, options);
+      });
 }

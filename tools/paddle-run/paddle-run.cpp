@@ -1,12 +1,13 @@
-//===- paddle-run.cpp - JIT-compile a paddle module and run it ------------===//
+//===- paddle-run.cpp - run a paddle module: JIT or compiled library ------===//
 //
-//   paddle-run FILE.mlir [--function F] --input a.npy ... [--output-dir D]
-//              [--bench N]
+//   paddle-run FILE(.mlir|.mlirbc|.so) [--function F] --input a.npy ...
+//              [--output-dir D] [--bench N] [--trace T.json]
+//              [--memory-limit BYTES] [--concurrency N]
 //
-// Compiles FILE with paddle-cpu-pipeline, reads the inputs, calls the
-// function through the runtime and writes each result as D/<F>_<i>.npy (or
-// prints small results when no directory is given). Every failure is a
-// message on stderr and exit code 1.
+// Compiles FILE with paddle-cpu-pipeline (or loads a `paddle-compile --emit
+// so` library), reads the inputs, calls the function in a runtime session
+// and writes each result as D/<F>_<i>.npy (or prints small results when no
+// directory is given). Every failure is a message on stderr and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,15 +28,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <thread>
 #include <vector>
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<module .mlir or .mlirbc>"),
-                                      cl::Required);
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::desc("<module .mlir, .mlirbc or .so>"),
+              cl::Required);
 static cl::opt<std::string>
     functionName("function",
                  cl::desc("Function to run (optional when the module has "
@@ -50,12 +54,92 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     benchRuns("bench", cl::desc("Run N more times and print median and min ms"),
               cl::init(0));
+static cl::opt<std::string> tracePath(
+    "trace",
+    cl::desc("Write per-call and per-kernel timings as Chrome trace JSON "
+             "(compiles with kernel instrumentation)"),
+    cl::init(""));
+static cl::opt<std::string> memoryLimit(
+    "memory-limit",
+    cl::desc("Bytes one call may hold at once (suffixes K, M, G); exceeding "
+             "it is an out-of-memory error"),
+    cl::init(""));
+static cl::opt<unsigned> concurrency(
+    "concurrency",
+    cl::desc("Also run the function from N threads at once in the same "
+             "session and check that every result equals the first run's"),
+    cl::init(0));
 
 namespace {
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "paddle-run: error: " << message << "\n";
   return 1;
+}
+
+std::string takeMessage(paddle_status_t s) {
+  std::string m = paddle_status_message(s);
+  paddle_status_free(s);
+  return m;
+}
+
+/// Parses "123", "64K", "16M", "2G" (powers of 1024).
+std::optional<int64_t> parseBytes(llvm::StringRef text) {
+  int64_t scale = 1;
+  if (!text.empty()) {
+    switch (toupper(static_cast<unsigned char>(text.back()))) {
+    case 'K':
+      scale = int64_t(1) << 10;
+      break;
+    case 'M':
+      scale = int64_t(1) << 20;
+      break;
+    case 'G':
+      scale = int64_t(1) << 30;
+      break;
+    }
+    if (scale != 1)
+      text = text.drop_back();
+  }
+  int64_t value = 0;
+  if (text.getAsInteger(10, value) || value < 0 || value > INT64_MAX / scale)
+    return std::nullopt;
+  return value * scale;
+}
+
+/// True for an ELF file (a `paddle-compile --emit so` library); anything
+/// else is parsed as MLIR.
+bool isSharedObject(const std::string &path) {
+  char magic[4] = {};
+  FILE *f = fopen(path.c_str(), "rb");
+  if (!f)
+    return false;
+  size_t n = fread(magic, 1, sizeof magic, f);
+  fclose(f);
+  return n == 4 && memcmp(magic,
+                          "\x7f"
+                          "ELF",
+                          4) == 0;
+}
+
+/// Owns the executable and session on every exit path.
+struct Runtime {
+  paddle_executable_t executable = nullptr;
+  paddle_session_t session = nullptr;
+  ~Runtime() {
+    paddle_session_free(session);
+    paddle_executable_free(executable);
+  }
+};
+
+bool sameTensor(const paddle_tensor_t &a, const paddle_tensor_t &b) {
+  if (a.dtype != b.dtype || a.rank != b.rank)
+    return false;
+  for (int32_t d = 0; d < a.rank; ++d)
+    if (a.shape[d] != b.shape[d])
+      return false;
+  size_t bytes = paddle_tensor_num_elements(&a) * paddle_dtype_size(a.dtype);
+  return bytes == 0 || memcmp(a.data, b.data, bytes) == 0;
 }
 
 /// Frees runtime tensors on every exit path.
@@ -117,58 +201,111 @@ int main(int argc, char **argv) {
                               "paddle-run: JIT-compile and run a paddle "
                               "module on the CPU\n");
 
-  DialectRegistry registry;
-  paddle::registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  std::optional<int64_t> limit = 0;
+  if (!memoryLimit.empty() && !(limit = parseBytes(memoryLimit)))
+    return fail("--memory-limit: '" + memoryLimit +
+                "' is not a byte count (like 1048576, 512K, 16M or 2G)");
 
-  auto source = paddle::SourceModule::load(inputFile, context);
-  if (!source)
-    return fail(llvm::toString(source.takeError()));
-  ModuleOp module = (*source)->get();
+  Runtime runtime;
+  if (isSharedObject(inputFile)) {
+    if (paddle_status_t s =
+            paddle_executable_load(inputFile.c_str(), &runtime.executable))
+      return fail(takeMessage(s));
+  } else {
+    DialectRegistry registry;
+    paddle::registerAllDialects(registry);
+    MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    auto source = paddle::SourceModule::load(inputFile, context);
+    if (!source)
+      return fail(llvm::toString(source.takeError()));
+    auto jit =
+        paddle::JitModule::create((*source)->get(), /*optLevel=*/3,
+                                  /*instrumentKernels=*/!tracePath.empty());
+    if (!jit)
+      return fail(llvm::toString(jit.takeError()));
+    auto executable = paddle::JitModule::toExecutable(std::move(*jit));
+    if (!executable)
+      return fail(llvm::toString(executable.takeError()));
+    runtime.executable = *executable;
+  }
 
-  auto jit = paddle::JitModule::create(module);
-  if (!jit)
-    return fail(llvm::toString(jit.takeError()));
-  auto fn = (*jit)->lookup(functionName);
-  if (!fn)
-    return fail(llvm::toString(fn.takeError()));
-  const paddle::JitFunction &f = **fn;
+  int32_t index = 0;
+  if (paddle_status_t s = paddle_executable_find(runtime.executable,
+                                                 functionName.c_str(), &index))
+    return fail(takeMessage(s) +
+                (functionName.empty() ? " with --function" : ""));
+  const paddle_function_signature_t &f =
+      *paddle_executable_function(runtime.executable, index);
+  std::string name = f.name;
 
-  if (inputs.size() != f.inputs.size())
-    return fail("function '" + f.name + "' takes " +
-                llvm::Twine(f.inputs.size()) + " inputs, " +
-                llvm::Twine(inputs.size()) + " given with --input");
+  if (inputs.size() != (size_t)f.num_inputs)
+    return fail("function '" + name + "' takes " + llvm::Twine(f.num_inputs) +
+                " inputs, " + llvm::Twine(inputs.size()) +
+                " given with --input");
   TensorList args;
   for (const std::string &path : inputs) {
     paddle_tensor_t t{};
-    if (paddle_status_t s = paddle_npy_read(path.c_str(), &t)) {
-      std::string m = paddle_status_message(s);
-      paddle_status_free(s);
-      return fail(m);
-    }
+    if (paddle_status_t s = paddle_npy_read(path.c_str(), &t))
+      return fail(takeMessage(s));
     args.tensors.push_back(t);
   }
 
+  paddle_session_options_t options{};
+  options.memory_limit_bytes = *limit;
+  options.enable_trace = !tracePath.empty();
+  if (paddle_status_t s =
+          paddle_session_create(runtime.executable, &options, &runtime.session))
+    return fail(takeMessage(s));
+
   TensorList results;
-  results.tensors.resize(f.outputs.size());
-  auto call = [&]() -> paddle_status_t {
-    for (auto &t : results.tensors)
+  results.tensors.resize(f.num_outputs);
+  auto call = [&](TensorList &into) -> paddle_status_t {
+    for (auto &t : into.tensors)
       paddle_tensor_free(&t);
-    return paddle_invoke(f.entry, &f.signature, args.tensors.data(),
-                         args.tensors.size(), results.tensors.data());
+    return paddle_session_run(runtime.session, index, args.tensors.data(),
+                              args.tensors.size(), into.tensors.data(),
+                              into.tensors.size());
   };
-  if (paddle_status_t s = call()) {
-    std::string m = paddle_status_message(s);
-    paddle_status_free(s);
-    return fail(m);
+  if (paddle_status_t s = call(results))
+    return fail(takeMessage(s));
+
+  if (concurrency > 0) {
+    // Every thread runs the function a few times in the one session; all
+    // results must equal the first run's, bit for bit.
+    unsigned threads = concurrency;
+    std::vector<std::string> errors(threads);
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (int round = 0; round < 4 && errors[t].empty(); ++round) {
+          TensorList mine;
+          mine.tensors.resize(f.num_outputs);
+          if (paddle_status_t s = call(mine)) {
+            errors[t] = takeMessage(s);
+            break;
+          }
+          for (size_t r = 0; r < mine.tensors.size(); ++r)
+            if (!sameTensor(mine.tensors[r], results.tensors[r]))
+              errors[t] = "result " + std::to_string(r) + " of thread " +
+                          std::to_string(t) +
+                          " differs from the single-threaded run";
+        }
+      });
+    for (auto &thread : pool)
+      thread.join();
+    for (const std::string &e : errors)
+      if (!e.empty())
+        return fail("concurrent runs: " + e);
+    llvm::outs() << "concurrency " << threads << ": " << threads * 4
+                 << " runs match\n";
   }
 
   if (benchRuns > 0) {
     std::vector<double> ms;
     for (unsigned i = 0; i < benchRuns; ++i) {
       auto start = std::chrono::steady_clock::now();
-      paddle_status_t s = call();
+      paddle_status_t s = call(results);
       auto end = std::chrono::steady_clock::now();
       if (s) {
         std::string m = paddle_status_message(s);
@@ -183,7 +320,7 @@ int main(int argc, char **argv) {
                         ? ms[ms.size() / 2]
                         : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
     llvm::outs() << llvm::format(
-        "bench %s: %u runs, median %.4f ms, min %.4f ms\n", f.name.c_str(),
+        "bench %s: %u runs, median %.4f ms, min %.4f ms\n", name.c_str(),
         benchRuns.getValue(), median, ms.front());
   }
 
@@ -192,7 +329,7 @@ int main(int argc, char **argv) {
       return fail("cannot create '" + outputDir + "': " + ec.message());
     for (size_t i = 0; i < results.tensors.size(); ++i) {
       llvm::SmallString<256> path(outputDir);
-      llvm::sys::path::append(path, f.name + "_" + std::to_string(i) + ".npy");
+      llvm::sys::path::append(path, name + "_" + std::to_string(i) + ".npy");
       if (paddle_status_t s =
               paddle_npy_write(path.c_str(), &results.tensors[i])) {
         std::string m = paddle_status_message(s);
@@ -204,5 +341,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < results.tensors.size(); ++i)
       printTensor(results.tensors[i], i);
   }
+  if (!tracePath.empty())
+    if (paddle_status_t s =
+            paddle_session_write_trace(runtime.session, tracePath.c_str()))
+      return fail(takeMessage(s));
   return 0;
 }

@@ -33,8 +33,11 @@ public:
   /// Lowers `module` (in place) with the CPU pipeline and JIT-compiles it.
   /// Every public function must take and return ranked tensors of supported
   /// element types; errors name the function and argument.
+  /// With `instrumentKernels`, every kernel records trace events in traced
+  /// sessions (see kernelNames()).
   static llvm::Expected<std::unique_ptr<JitModule>>
-  create(ModuleOp module, unsigned optLevel = 3);
+  create(ModuleOp module, unsigned optLevel = 3,
+         bool instrumentKernels = false);
   ~JitModule();
 
   /// The function named `name`, or, when `name` is empty and the module has
@@ -42,11 +45,19 @@ public:
   llvm::Expected<const JitFunction *> lookup(llvm::StringRef name) const;
 
   const std::vector<JitFunction> &functions() const { return functions_; }
+  /// Names of the instrumented kernels, by id.
+  const std::vector<std::string> &kernelNames() const { return kernelNames_; }
+
+  /// A runtime executable over this module's functions, which owns the
+  /// module from now on (paddle_executable_free releases the code).
+  static llvm::Expected<paddle_executable_t>
+  toExecutable(std::unique_ptr<JitModule> module);
 
 private:
   JitModule() = default;
   std::unique_ptr<ExecutionEngine> engine_;
   std::vector<JitFunction> functions_;
+  std::vector<std::string> kernelNames_;
 };
 
 } // namespace paddle

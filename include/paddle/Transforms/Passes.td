@@ -33,4 +33,34 @@ def LowerRuntimeChecksPass
                            "::mlir::cf::ControlFlowDialect"];
 }
 
+def InstrumentKernelsPass
+    : Pass<"paddle-instrument-kernels", "::mlir::ModuleOp"> {
+  let summary = "Bracket every kernel with calls that record trace events.";
+  let description = [{
+    For per-kernel profiling (`paddle-run --trace`). Run on bufferized IR,
+    before linalg is lowered to loops: each linalg op and `memref.copy` in a
+    function body is a kernel. The pass gives each a module-wide id, brackets
+    it with calls to the runtime's `paddle_trace_kernel_begin(id)` and
+    `paddle_trace_kernel_end(id)`, and records the kernel names (the op name
+    and its source location) by id in the module attribute
+    `paddle.kernel_names`, which the JIT and paddle-compile hand to the
+    runtime. Outside a traced session the calls return at once; modules
+    compiled without this pass carry no instrumentation at all.
+
+    ```mlir
+    linalg.generic ... // loc("model.mlir":4:10)
+    ```
+    becomes
+    ```mlir
+    %id = arith.constant 0 : i64
+    func.call @paddle_trace_kernel_begin(%id) : (i64) -> ()
+    linalg.generic ...
+    func.call @paddle_trace_kernel_end(%id) : (i64) -> ()
+    // module attributes {paddle.kernel_names = ["linalg.generic model.mlir:4:10"]}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // PADDLE_TRANSFORMS_PASSES_TD

@@ -161,6 +161,129 @@ typedef struct paddle_exported_function {
 int paddle_cli_main(int argc, char **argv,
                     const paddle_exported_function_t *functions, int32_t count);
 
+/*===--- Devices ----------------------------------------------------------===*/
+
+/* Where buffers live and kernels run. The CPU device is always there; other
+ * kinds (CUDA) plug in behind the same interface and report
+ * PADDLE_UNSUPPORTED from paddle_device_create in builds without them. */
+typedef enum paddle_device_kind {
+  PADDLE_DEVICE_CPU = 0,
+  PADDLE_DEVICE_CUDA = 1,
+} paddle_device_kind_t;
+
+typedef struct paddle_device_s *paddle_device_t;
+
+paddle_status_t paddle_device_create(paddle_device_kind_t kind, int32_t ordinal,
+                                     paddle_device_t *out);
+paddle_device_kind_t paddle_device_kind(paddle_device_t device);
+/* For messages and traces: "cpu:0". */
+const char *paddle_device_name(paddle_device_t device);
+void paddle_device_free(paddle_device_t device);
+
+/*===--- Executables ------------------------------------------------------===*/
+
+/* The functions of a compiled module: from the JIT (paddle_executable_create
+ * over its function table) or from a shared object that paddle-compile
+ * produced (paddle_executable_load). Both are called the same way. */
+typedef struct paddle_executable_s *paddle_executable_t;
+
+/* Wraps `count` functions. `kernel_names` (may be null) names the kernels of
+ * a module compiled with kernel instrumentation, by id. `release(user)` is
+ * called by paddle_executable_free (the JIT frees its code there). */
+paddle_status_t
+paddle_executable_create(const paddle_exported_function_t *functions,
+                         int32_t count, const char *const *kernel_names,
+                         int32_t kernel_count, void (*release)(void *user),
+                         void *user, paddle_executable_t *out);
+
+/* dlopens a `paddle-compile --emit so` library and binds the runtime
+ * functions its code calls to this runtime. Errors: a missing or unloadable
+ * file, a library that is not a paddle module, or one built for another
+ * runtime ABI version. */
+paddle_status_t paddle_executable_load(const char *path,
+                                       paddle_executable_t *out);
+
+int32_t paddle_executable_function_count(paddle_executable_t executable);
+const paddle_function_signature_t *
+paddle_executable_function(paddle_executable_t executable, int32_t index);
+/* The index of function `name`; with a null or empty name, the index of the
+ * only function (an error when there are several). */
+paddle_status_t paddle_executable_find(paddle_executable_t executable,
+                                       const char *name, int32_t *index);
+void paddle_executable_free(paddle_executable_t executable);
+
+/* The version of the interface between compiled modules and the runtime
+ * (the calling convention and the functions compiled code calls). */
+#define PADDLE_RUNTIME_ABI_VERSION 1
+
+/* A shared object from paddle-compile exports, besides its function table
+ * (paddle_module_functions, paddle_module_function_count):
+ *   const int32_t paddle_module_abi_version;
+ *   const paddle_module_import_t paddle_module_imports[];
+ *   const int32_t paddle_module_import_count;
+ * Its compiled code calls the runtime through the import slots, which point
+ * to the runtime linked into the library until paddle_executable_load
+ * points them to the loading runtime: one runtime (threads, memory limits,
+ * traces) serves every module of a process. */
+typedef struct paddle_module_import {
+  const char *name; /* a runtime_name of paddle_runtime_symbols() */
+  void **slot;
+} paddle_module_import_t;
+
+/*===--- Sessions ---------------------------------------------------------===*/
+
+/* Zero-initialized options are the defaults. */
+typedef struct paddle_session_options {
+  /* Bytes one call may hold at once in its workspace and dynamically sized
+   * buffers; 0 means no limit. Exceeding it ends the call with
+   * PADDLE_OUT_OF_MEMORY. */
+  int64_t memory_limit_bytes;
+  /* Record a trace event per call and, for modules compiled with kernel
+   * instrumentation, per kernel (see paddle_session_write_trace). */
+  int32_t enable_trace;
+  /* The device to run on; null means the CPU. */
+  paddle_device_t device;
+} paddle_session_options_t;
+
+/* A loaded executable ready to run: load once, run many times. Runs from
+ * several threads at once are safe; each concurrent call gets its own
+ * memory, allocated once and reused by later calls. The executable must
+ * outlive the session. */
+typedef struct paddle_session_s *paddle_session_t;
+
+paddle_status_t paddle_session_create(paddle_executable_t executable,
+                                      const paddle_session_options_t *options,
+                                      paddle_session_t *out);
+/* Runs function `function_index` like paddle_invoke: checks the inputs,
+ * fills `outputs` (num_outputs must equal the function's output count) with
+ * tensors the caller frees with paddle_tensor_free. */
+paddle_status_t paddle_session_run(paddle_session_t session,
+                                   int32_t function_index,
+                                   const paddle_tensor_t *inputs,
+                                   int32_t num_inputs, paddle_tensor_t *outputs,
+                                   int32_t num_outputs);
+/* Writes the events recorded so far as Chrome trace JSON (chrome://tracing,
+ * ui.perfetto.dev), atomically. */
+paddle_status_t paddle_session_write_trace(paddle_session_t session,
+                                           const char *path);
+/* Memory statistics: the largest number of bytes one call held at once, and
+ * the bytes of per-call memory the session keeps for reuse. */
+void paddle_session_memory_stats(paddle_session_t session,
+                                 int64_t *peak_call_bytes,
+                                 int64_t *reserved_bytes);
+void paddle_session_free(paddle_session_t session);
+
+/* Allocation functions of compiled code (MLIR's generic allocation
+ * functions): malloc/free that count against the running call's memory
+ * limit and end the call with PADDLE_OUT_OF_MEMORY when over it. */
+void *paddle_alloc(size_t size);
+void *paddle_aligned_alloc(size_t alignment, size_t size);
+void paddle_free(void *pointer);
+
+/* Kernel events of instrumented modules (paddle-instrument-kernels). */
+void paddle_trace_kernel_begin(int64_t kernel_id);
+void paddle_trace_kernel_end(int64_t kernel_id);
+
 /*===--- .npy files -------------------------------------------------------===*/
 
 /* Reads a NumPy .npy file (format 1.0-3.0, C order, little-endian). */

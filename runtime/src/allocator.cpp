@@ -1,0 +1,71 @@
+//===- allocator.cpp - allocation functions of compiled code --------------===//
+//
+// The CPU pipeline lowers memref.alloc/dealloc to MLIR's generic allocation
+// functions, bound to these: plain malloc/free, counted against the running
+// call's memory limit. This is the bounded allocator behind dynamically
+// shaped buffers (static ones live in the planned workspace); going over the
+// limit or running out of memory ends the call with PADDLE_OUT_OF_MEMORY
+// instead of crashing on a null pointer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "context.h"
+
+#include <cstdlib>
+#include <malloc.h>
+#include <string>
+
+using namespace paddle::runtime;
+
+namespace {
+[[noreturn]] void outOfMemory(size_t size, const CallContext *context) {
+  std::string message = "out of memory: cannot allocate a buffer of " +
+                        std::to_string(size) + " bytes";
+  if (context && context->limit > 0)
+    message += " (the call holds " + std::to_string(context->inUse) +
+               " bytes; the session's memory limit is " +
+               std::to_string(context->limit) + " bytes)";
+  paddle_runtime_fail(PADDLE_OUT_OF_MEMORY, message.c_str());
+  abort(); // paddle_runtime_fail does not return.
+}
+
+/// Counts `pointer` (from malloc) against the call; frees it and fails
+/// when that would go over the limit.
+void *account(void *pointer, size_t size) {
+  CallContext *context = currentContext();
+  if (!pointer)
+    outOfMemory(size, context);
+  if (!context)
+    return pointer;
+  auto bytes = static_cast<int64_t>(malloc_usable_size(pointer));
+  if (context->limit > 0 && context->inUse + bytes > context->limit) {
+    free(pointer);
+    outOfMemory(size, context);
+  }
+  context->inUse += bytes;
+  if (context->inUse > context->peak)
+    context->peak = context->inUse;
+  return pointer;
+}
+} // namespace
+
+extern "C" void *paddle_alloc(size_t size) {
+  return account(malloc(size ? size : 1), size);
+}
+
+extern "C" void *paddle_aligned_alloc(size_t alignment, size_t size) {
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  size_t rounded = (size + alignment - 1) / alignment * alignment;
+  return account(aligned_alloc(alignment, rounded ? rounded : alignment), size);
+}
+
+extern "C" void paddle_free(void *pointer) {
+  if (!pointer)
+    return;
+  if (CallContext *context = currentContext()) {
+    context->inUse -= static_cast<int64_t>(malloc_usable_size(pointer));
+    if (context->inUse < 0) // freed a buffer from before this call
+      context->inUse = 0;
+  }
+  free(pointer);
+}
