@@ -11,21 +11,26 @@
 
 #include "context.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <malloc.h>
-#include <string>
 
 using namespace paddle::runtime;
 
 namespace {
 [[noreturn]] void outOfMemory(size_t size, const CallContext *context) {
-  std::string message = "out of memory: cannot allocate a buffer of " +
-                        std::to_string(size) + " bytes";
+  // A fixed buffer: paddle_runtime_fail leaves this frame with longjmp, which
+  // would skip a std::string's destructor.
+  char message[256];
   if (context && context->limit > 0)
-    message += " (the call holds " + std::to_string(context->inUse) +
-               " bytes; the session's memory limit is " +
-               std::to_string(context->limit) + " bytes)";
-  paddle_runtime_fail(PADDLE_OUT_OF_MEMORY, message.c_str());
+    snprintf(message, sizeof message,
+             "out of memory: cannot allocate a buffer of %zu bytes (the call "
+             "holds %lld bytes; the session's memory limit is %lld bytes)",
+             size, (long long)context->inUse, (long long)context->limit);
+  else
+    snprintf(message, sizeof message,
+             "out of memory: cannot allocate a buffer of %zu bytes", size);
+  paddle_runtime_fail(PADDLE_OUT_OF_MEMORY, message);
   abort(); // paddle_runtime_fail does not return.
 }
 

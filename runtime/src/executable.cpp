@@ -2,6 +2,8 @@
 
 #include "executable.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
 #include <new>
@@ -56,6 +58,25 @@ extern "C" paddle_status_t paddle_executable_load(const char *path,
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "paddle_executable_load: null argument");
   *out = nullptr;
+  // Check the file before dlopen, which trusts its headers.
+  {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      return paddle_status_create(PADDLE_IO_ERROR, "cannot load '%s': %s", path,
+                                  strerror(errno));
+    std::vector<unsigned char> bytes;
+    unsigned char chunk[1 << 16];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+      bytes.insert(bytes.end(), chunk, chunk + got);
+    bool readError = ferror(f);
+    fclose(f);
+    if (readError)
+      return paddle_status_create(PADDLE_IO_ERROR, "cannot read '%s'", path);
+    if (paddle_status_t s =
+            paddle_check_shared_object(bytes.data(), bytes.size(), path))
+      return s;
+  }
   // dlopen searches the library path for a bare name; a user means a file.
   std::string file = strchr(path, '/') ? path : std::string("./") + path;
   dlerror();

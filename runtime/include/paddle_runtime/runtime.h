@@ -203,6 +203,13 @@ paddle_executable_create(const paddle_exported_function_t *functions,
 paddle_status_t paddle_executable_load(const char *path,
                                        paddle_executable_t *out);
 
+/* The checks paddle_executable_load makes on a library's bytes before
+ * dlopen: an ELF64 shared object for this machine whose headers and
+ * loadable segments lie inside the file (a truncated file would otherwise
+ * crash the process inside dlopen). `what` names the file in messages. */
+paddle_status_t paddle_check_shared_object(const void *bytes, size_t size,
+                                           const char *what);
+
 int32_t paddle_executable_function_count(paddle_executable_t executable);
 const paddle_function_signature_t *
 paddle_executable_function(paddle_executable_t executable, int32_t index);
