@@ -458,8 +458,20 @@ int main(int argc, char **argv) {
                                   "-I" PADDLE_RUNTIME_INCLUDE_DIR};
   std::vector<std::string> linkArgs{objPath, glueObj, PADDLE_RUNTIME_LIBRARY,
                                     "-lm",   "-o",    tmpOut};
-  if (emit == "so")
-    linkArgs.insert(linkArgs.begin(), {"-shared", "-Wl,-Bsymbolic"});
+  if (emit == "so") {
+    // A library exports the whole runtime C API (sessions, .npy, ...) for
+    // the programs that embed it, and binds its own references locally.
+    linkArgs = {"-shared",
+                "-Wl,-Bsymbolic",
+                objPath,
+                glueObj,
+                "-Wl,--whole-archive",
+                PADDLE_RUNTIME_LIBRARY,
+                "-Wl,--no-whole-archive",
+                "-lm",
+                "-o",
+                tmpOut};
+  }
   llvm::Error err = runProgram("cc", ccArgs);
   if (!err)
     err = runProgram("c++", linkArgs);
