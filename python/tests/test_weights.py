@@ -386,3 +386,123 @@ def test_option_errors_leave_no_output(mlp, tmp_path, extra, message):
     assert proc.returncode == 1
     assert message in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+THREADS_PROGRAM = r"""
+#include "paddle_runtime/runtime.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* threads libA.so libB.so x.bin outA.bin outB.bin: both models (the same
+   exported names) in one process, 4 threads each making the first call at
+   once. */
+typedef paddle_status_t (*mlp_fn)(const paddle_tensor_t *, paddle_tensor_t *,
+                                  paddle_tensor_t *);
+enum { THREADS = 4, ROWS = 7 };
+static float x[ROWS * 64];
+static pthread_barrier_t start;
+struct job { mlp_fn fn; float out[ROWS * 10]; int failed; };
+
+static void *run(void *arg) {
+  struct job *j = arg;
+  paddle_tensor_t in = {PADDLE_F32, 2, {ROWS, 64}, x}, p, c;
+  pthread_barrier_wait(&start);
+  paddle_status_t s = j->fn(&in, &p, &c);
+  if (s) {
+    fprintf(stderr, "%s\n", paddle_status_message(s));
+    paddle_status_free(s);
+    j->failed = 1;
+    return NULL;
+  }
+  memcpy(j->out, p.data, sizeof j->out);
+  paddle_tensor_free(&p);
+  paddle_tensor_free(&c);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  FILE *f = fopen(argv[3], "rb");
+  if (!f || fread(x, sizeof x, 1, f) != 1) return 2;
+  fclose(f);
+  mlp_fn fns[2];
+  for (int m = 0; m < 2; ++m) {
+    void *h = dlopen(argv[1 + m], RTLD_NOW | RTLD_LOCAL);
+    if (!h || !(fns[m] = (mlp_fn)dlsym(h, "mlp"))) {
+      fprintf(stderr, "%s\n", dlerror());
+      return 2;
+    }
+  }
+  static struct job jobs[2 * THREADS];
+  pthread_t threads[2 * THREADS];
+  pthread_barrier_init(&start, NULL, 2 * THREADS);
+  for (int t = 0; t < 2 * THREADS; ++t) {
+    jobs[t].fn = fns[t % 2];
+    pthread_create(&threads[t], NULL, run, &jobs[t]);
+  }
+  for (int t = 0; t < 2 * THREADS; ++t)
+    pthread_join(threads[t], NULL);
+  for (int t = 0; t < 2 * THREADS; ++t)
+    if (jobs[t].failed || memcmp(jobs[t].out, jobs[t % 2].out, sizeof jobs[t].out))
+      return 3;
+  for (int m = 0; m < 2; ++m) {
+    f = fopen(argv[4 + m], "wb");
+    fwrite(jobs[m].out, sizeof jobs[m].out, 1, f);
+    fclose(f);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+def test_two_sidecar_models_in_one_process_load_concurrently(mlp, tmp_path):
+    """Each .so finds and loads its own file (dladdr on the .so's own code),
+    once, while several threads make the first call."""
+    other_w = mlp_weights(np.random.default_rng(77))
+    other = Model(tmp_path / "b", "mlp", baked_mlp(other_w), other_w, mlp.x, [])
+    libs = []
+    for name, model in [("a", mlp), ("b", other)]:
+        so = tmp_path / name / "libmlp.so"
+        so.parent.mkdir(exist_ok=True)
+        proc = compile_module(model.src, so, "--weights", "sidecar")
+        assert proc.returncode == 0, proc.stderr
+        libs.append(so)
+    (tmp_path / "threads.c").write_text(THREADS_PROGRAM)
+    exe = tmp_path / "threads"
+    cc = subprocess.run(["cc", "-Wall", "-Werror", "-pthread",
+                         f"-I{REPO / 'runtime' / 'include'}", str(tmp_path / "threads.c"),
+                         str(BUILD / "runtime" / "libpaddle_runtime.a"), "-lstdc++", "-lm",
+                         "-ldl", "-o", str(exe)], capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr
+    mlp.x.tofile(tmp_path / "x.bin")
+    outs = [tmp_path / "outA.bin", tmp_path / "outB.bin"]
+    run = subprocess.run([str(exe), *map(str, libs), str(tmp_path / "x.bin"), *map(str, outs)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    for model, out in [(mlp, outs[0]), (other, outs[1])]:
+        assert model.run(model.embedded, tmp_path / f"ref{out.stem}").returncode == 0
+        expected = model.results(tmp_path / f"ref{out.stem}")[0]
+        assert out.read_bytes() == expected.tobytes()
+    assert outs[0].read_bytes() != outs[1].read_bytes()
+
+
+def test_module_without_large_constants(tmp_path, rng):
+    """examples/mlp takes its weights as arguments: the sidecar file has no
+    entries, and the executable still checks and loads it."""
+    exe = tmp_path / "mlp"
+    proc = compile_module(MLP, exe, "--emit", "exe", "--weights", "sidecar")
+    assert proc.returncode == 0, proc.stderr
+    assert read_weights((tmp_path / "mlp.weights").read_bytes())["entries"] == []
+    f = np.float32
+    args = []
+    for i, shape in enumerate([(3, 64), (64, 128), (128,), (128, 10), (10,)]):
+        np.save(tmp_path / f"in{i}.npy", rng.standard_normal(shape).astype(f))
+        args += ["--input", str(tmp_path / f"in{i}.npy")]
+    run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    (tmp_path / "mlp.weights").unlink()
+    run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "cannot open weights file" in run.stderr

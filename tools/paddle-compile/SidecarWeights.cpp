@@ -14,6 +14,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/GlobalAlias.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CRC.h"
@@ -208,15 +209,18 @@ SidecarWeights moveWeightsToSidecar(Module &module, uint64_t threshold) {
         slotType, {gv, ConstantInt::get(i64, m.bytes.size())}));
   }
   auto *tableType = ArrayType::get(slotType, slots.size());
-  new GlobalVariable(module, tableType, /*isConstant=*/true,
-                     GlobalValue::ExternalLinkage,
-                     ConstantArray::get(tableType, slots), kWeightsTable);
-  new GlobalVariable(
-      module, Type::getInt32Ty(ctx), true, GlobalValue::ExternalLinkage,
-      ConstantInt::get(Type::getInt32Ty(ctx), result.count), kWeightsCount);
-  new GlobalVariable(module, i64, true, GlobalValue::ExternalLinkage,
-                     ConstantInt::get(i64, result.fingerprint),
-                     kWeightsFingerprint);
+  auto *i32 = Type::getInt32Ty(ctx);
+  auto define = [&](StringRef name, Constant *value) {
+    auto *local = new GlobalVariable(
+        module, value->getType(), /*isConstant=*/true,
+        GlobalValue::ExternalLinkage, value, name + kLocalSuffix);
+    local->setVisibility(GlobalValue::HiddenVisibility);
+    local->setDSOLocal(true);
+    GlobalAlias::create(name, local);
+  };
+  define(kWeightsTable, ConstantArray::get(tableType, slots));
+  define(kWeightsCount, ConstantInt::get(i32, result.count));
+  define(kWeightsFingerprint, ConstantInt::get(i64, result.fingerprint));
   return result;
 }
 

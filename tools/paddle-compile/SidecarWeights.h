@@ -21,11 +21,16 @@ class Module;
 
 namespace mlir::paddle {
 
-/// Symbols the module exports for the loader (the generated C glue).
+/// Symbols the module exports: the table of its weights, their count and
+/// the model fingerprint.
 inline constexpr llvm::StringLiteral kWeightsTable = "paddle_weights_table";
 inline constexpr llvm::StringLiteral kWeightsCount = "paddle_weights_count";
 inline constexpr llvm::StringLiteral kWeightsFingerprint =
     "paddle_weights_fingerprint";
+/// The generated C glue refers to the same globals through these hidden
+/// names, which bind inside the artifact: another model's .so in the same
+/// process exports the public names too and could otherwise interpose them.
+inline constexpr llvm::StringLiteral kLocalSuffix = "_local";
 
 struct SidecarWeights {
   /// The weights file, ready to write.

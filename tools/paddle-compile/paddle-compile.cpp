@@ -176,14 +176,19 @@ std::string entryDeclaration(const paddle::FunctionSignature &f) {
 /// default, `<this executable or .so>.weights`); a failed load is kept and
 /// ends every call with its error until a load succeeds.
 std::string weightsGlueSource(bool executable) {
+  std::string table = (paddle::kWeightsTable + paddle::kLocalSuffix).str(),
+              count = (paddle::kWeightsCount + paddle::kLocalSuffix).str(),
+              fingerprint =
+                  (paddle::kWeightsFingerprint + paddle::kLocalSuffix).str();
+  std::string hidden = " __attribute__((visibility(\"hidden\")))";
   std::string c =
-      "extern const paddle_weight_slot_t " + paddle::kWeightsTable.str() +
-      "[];\n"
+      "extern const paddle_weight_slot_t " + table + "[]" + hidden +
+      ";\n"
       "extern const int32_t " +
-      paddle::kWeightsCount.str() +
+      count + hidden +
       ";\n"
       "extern const uint64_t " +
-      paddle::kWeightsFingerprint.str() +
+      fingerprint + hidden +
       ";\n\n"
       "static pthread_mutex_t paddle_weights_mutex = "
       "PTHREAD_MUTEX_INITIALIZER;\n"
@@ -192,7 +197,8 @@ std::string weightsGlueSource(bool executable) {
       "static paddle_status_code_t paddle_weights_error_code;\n"
       "static char paddle_weights_error[1024];\n\n";
   // Where the artifact is: the executable itself, or the .so holding this
-  // code (dladdr), whatever the program that loaded it is.
+  // code (dladdr on a static variable, which no other module can interpose),
+  // whatever the program that loaded it is.
   if (executable)
     c += "static int paddle_weights_default_path(char *path, size_t size) {\n"
          "  ssize_t n = readlink(\"/proc/self/exe\", path, size - 16);\n"
@@ -202,7 +208,7 @@ std::string weightsGlueSource(bool executable) {
   else
     c += "static int paddle_weights_default_path(char *path, size_t size) {\n"
          "  Dl_info info;\n"
-         "  if (!dladdr((void *)&paddle_module_load_weights, &info) ||\n"
+         "  if (!dladdr((void *)&paddle_weights_state, &info) ||\n"
          "      !info.dli_fname) return 0;\n"
          "  return snprintf(path, size, \"%s.weights\", info.dli_fname) < "
          "(int)size;\n}\n\n";
@@ -217,8 +223,7 @@ std::string weightsGlueSource(bool executable) {
        "module to find its weights file\");\n"
        "  else\n"
        "    s = paddle_weights_load(path ? path : fallback, " +
-       paddle::kWeightsFingerprint.str() + ", " + paddle::kWeightsTable.str() +
-       ", " + paddle::kWeightsCount.str() +
+       fingerprint + ", " + table + ", " + count +
        ");\n"
        "  if (!s) {\n"
        "    atomic_store_explicit(&paddle_weights_state, 1, "
@@ -272,10 +277,8 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
          "#include <stdatomic.h>\n#include <stdio.h>\n#include <unistd.h>\n";
   c += "#include \"paddle_runtime/runtime.h\"\n"
        "#include <string.h>\n\n";
-  if (sidecar) {
-    c += "paddle_status_t paddle_module_load_weights(const char *path);\n";
+  if (sidecar)
     c += weightsGlueSource(withMain);
-  }
   for (const auto &f : functions) {
     size_t nIn = f.inputs.size(), nOut = f.outputs.size(), at = 0, total = 0;
     for (const auto &o : f.outputs)
