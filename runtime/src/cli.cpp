@@ -2,7 +2,8 @@
 //
 // `paddle-compile --emit exe` links this main loop with the model: it reads
 // .npy inputs, calls one exported function through paddle_invoke and writes
-// the results, like paddle-run but without a compiler.
+// the results, like paddle-run but without a compiler. A model compiled with
+// --weights sidecar also takes `--weights W` (its weights file).
 //
 //===----------------------------------------------------------------------===//
 
