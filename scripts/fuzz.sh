@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-22, AddressSanitizer + UBSan) for every
 # loader of untrusted bytes and runs each for SECONDS (default 20).
-#   bash scripts/fuzz.sh [SECONDS]
+#   bash scripts/fuzz.sh [SECONDS]   (PADDLE_FUZZ_TARGETS="npy weights elf" by default)
 # Prints one line per target: how long it ran clean and how many inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,8 +9,9 @@ SECONDS_PER_TARGET=${1:-20}
 CLANG=/usr/lib/llvm-22/bin/clang++
 OUT=${PADDLE_FUZZ_DIR:-build/fuzz}
 mkdir -p "$OUT"
-RUNTIME_SOURCES=(runtime/src/status.cpp runtime/src/tensor.cpp runtime/src/npy.cpp)
-for target in npy; do
+RUNTIME_SOURCES=(runtime/src/status.cpp runtime/src/tensor.cpp runtime/src/npy.cpp
+  runtime/src/weights.cpp runtime/src/elf_check.cpp)
+for target in ${PADDLE_FUZZ_TARGETS:-npy weights elf}; do
   bin="$OUT/${target}_fuzzer"
   "$CLANG" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -Iruntime/include \

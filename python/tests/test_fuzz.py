@@ -1,5 +1,5 @@
-"""Sanitizer runs: libFuzzer targets of the untrusted-input loaders, and the
-runtime tests under ASan/LSan/UBSan.
+"""Sanitizer runs: libFuzzer targets of the untrusted-input loaders (.npy,
+weights files), and the runtime tests under ASan/LSan/UBSan.
 
 The fuzz targets run briefly.
 
@@ -21,11 +21,32 @@ FUZZER_RT = Path("/usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86
 @pytest.mark.skipif(not (CLANG.exists() and FUZZER_RT.exists()),
                     reason="needs clang-22 and libclang-rt-22-dev (scripts/setup.sh)")
 def test_npy_reader_fuzzes_clean(tmp_path):
+    assert_fuzzes_clean("npy", tmp_path)
+
+
+@pytest.mark.skipif(not (CLANG.exists() and FUZZER_RT.exists()),
+                    reason="needs clang-22 and libclang-rt-22-dev (scripts/setup.sh)")
+def test_weights_parser_fuzzes_clean(tmp_path):
+    """paddle_weights_parse (sidecar weights files), from the seed corpus in
+    fuzz/corpus/weights (valid and truncated files)."""
+    assert_fuzzes_clean("weights", tmp_path)
+
+
+@pytest.mark.skipif(not (CLANG.exists() and FUZZER_RT.exists()),
+                    reason="needs clang-22 and libclang-rt-22-dev (scripts/setup.sh)")
+def test_shared_object_check_fuzzes_clean(tmp_path):
+    """paddle_check_shared_object (what paddle_executable_load checks before
+    dlopen), from a small shared object in fuzz/corpus/elf."""
+    assert_fuzzes_clean("elf", tmp_path)
+
+
+def assert_fuzzes_clean(target, tmp_path):
     proc = subprocess.run(["bash", str(REPO / "scripts" / "fuzz.sh"), "10"],
                           capture_output=True, text=True, timeout=600,
-                          env={"PADDLE_FUZZ_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+                          env={"PADDLE_FUZZ_DIR": str(tmp_path), "PATH": "/usr/bin:/bin",
+                               "PADDLE_FUZZ_TARGETS": target})
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "fuzz: npy ran clean for 10s" in proc.stdout
+    assert f"fuzz: {target} ran clean for 10s" in proc.stdout
 
 
 @pytest.mark.skipif(not CLANG.exists(), reason="needs clang-22 (scripts/setup.sh)")

@@ -2,7 +2,8 @@
 //
 // `paddle-compile --emit exe` links this main loop with the model: it reads
 // .npy inputs, calls one exported function through paddle_invoke and writes
-// the results, like paddle-run but without a compiler.
+// the results, like paddle-run but without a compiler. A model compiled with
+// --weights sidecar also takes `--weights W` (its weights file).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,9 +40,10 @@ struct Tensors {
 
 extern "C" int paddle_cli_main(int argc, char **argv,
                                const paddle_exported_function_t *functions,
-                               int32_t count) {
+                               int32_t count,
+                               paddle_load_weights_fn_t load_weights) {
   const char *program = argc > 0 ? argv[0] : "model";
-  std::string name, outputDir;
+  std::string name, outputDir, weights;
   std::vector<std::string> inputs;
   long bench = 0;
   for (int i = 1; i < argc; ++i) {
@@ -55,8 +57,8 @@ extern "C" int paddle_cli_main(int argc, char **argv,
     const char *v = nullptr;
     if (arg == "--help" || arg == "-h") {
       printf("usage: %s [--function F] --input a.npy ... [--output-dir D] "
-             "[--bench N]\nfunctions:",
-             program);
+             "[--bench N]%s\nfunctions:",
+             program, load_weights ? " [--weights W]" : "");
       for (int32_t f = 0; f < count; ++f)
         printf(" %s", functions[f].signature->name);
       printf("\n");
@@ -68,7 +70,12 @@ extern "C" int paddle_cli_main(int argc, char **argv,
       inputs.push_back(v);
     else if (arg == "--output-dir" && (v = value("--output-dir")))
       outputDir = v;
-    else if (arg == "--bench" && (v = value("--bench"))) {
+    else if (arg == "--weights" && (v = value("--weights"))) {
+      if (!load_weights)
+        return fail(program, "this model's weights are embedded; it takes no "
+                             "--weights file");
+      weights = v;
+    } else if (arg == "--bench" && (v = value("--bench"))) {
       char *end = nullptr;
       bench = strtol(v, &end, 10);
       if (!*v || *end || bench < 0)
@@ -95,6 +102,11 @@ extern "C" int paddle_cli_main(int argc, char **argv,
                              std::to_string(sig->num_inputs) + " inputs, " +
                              std::to_string(inputs.size()) +
                              " given with --input");
+  // An explicit weights file replaces the default one (`<program>.weights`),
+  // which the module otherwise loads before its first call.
+  if (!weights.empty())
+    if (paddle_status_t s = load_weights(weights.c_str()))
+      return fail(program, takeMessage(s));
   Tensors args;
   for (const std::string &path : inputs) {
     paddle_tensor_t t{};

@@ -15,6 +15,7 @@ namespace {
 const paddle_runtime_symbol_t kSymbols[] = {
     PADDLE_SYMBOL("paddle_runtime_check_failed", paddle_runtime_check_failed),
     PADDLE_SYMBOL("memrefCopy", paddle_memref_copy),
+    PADDLE_SYMBOL("paddle_runtime_fail", paddle_runtime_fail),
     PADDLE_SYMBOL("_mlir_memref_to_llvm_alloc", paddle_alloc),
     PADDLE_SYMBOL("_mlir_memref_to_llvm_aligned_alloc", paddle_aligned_alloc),
     PADDLE_SYMBOL("_mlir_memref_to_llvm_free", paddle_free),

@@ -1,6 +1,7 @@
 //===- paddle-compile.cpp - ahead-of-time compilation ---------------------===//
 //
 //   paddle-compile IN.mlir -o OUT [--emit so|exe|obj|mlir] [--target cpu]
+//                  [--weights embed|sidecar] [--sidecar-threshold BYTES]
 //
 // Lowers with paddle-cpu-pipeline (the JIT's pipeline) and writes:
 //   mlir  the LLVM-dialect module;
@@ -11,7 +12,14 @@
 // libm at run time. Outputs are written under a temporary name and renamed,
 // so a failure never leaves a partial file.
 //
+// Constants (the model's weights) are embedded in .rodata by default. With
+// --weights sidecar the large ones go to OUT.weights instead (see
+// SidecarWeights.h), which the artifact loads and checks before its first
+// call.
+//
 //===----------------------------------------------------------------------===//
+
+#include "SidecarWeights.h"
 
 #include "paddle/Execution/Signature.h"
 #include "paddle/Execution/SourceModule.h"
@@ -51,6 +59,16 @@ static cl::opt<std::string> emit("emit", cl::desc("so | exe | obj | mlir"),
                                  cl::init("so"));
 static cl::opt<std::string> target("target", cl::desc("cpu (the host CPU)"),
                                    cl::init("cpu"));
+static cl::opt<std::string>
+    weights("weights",
+            cl::desc("embed (constants in the artifact) | sidecar (large "
+                     "constants in OUT.weights, loaded at run time)"),
+            cl::init("embed"));
+static cl::opt<uint64_t> sidecarThreshold(
+    "sidecar-threshold",
+    cl::desc("with --weights sidecar: constants of at least this many bytes "
+             "move to the weights file"),
+    cl::init(256));
 
 namespace {
 
@@ -154,14 +172,126 @@ std::string entryDeclaration(const paddle::FunctionSignature &f) {
   return d + ")";
 }
 
+/// Glue of a module with --weights sidecar: loads the weights file once,
+/// before the first call, into the slots of the module's weights table.
+/// `paddle_module_load_weights(path)` loads from `path` instead (NULL: the
+/// default, `<this executable or .so>.weights`); a failed load is kept and
+/// ends every call with its error until a load succeeds.
+std::string weightsGlueSource(bool executable) {
+  std::string table = (paddle::kWeightsTable + paddle::kLocalSuffix).str(),
+              count = (paddle::kWeightsCount + paddle::kLocalSuffix).str(),
+              fingerprint =
+                  (paddle::kWeightsFingerprint + paddle::kLocalSuffix).str();
+  std::string hidden = " __attribute__((visibility(\"hidden\")))";
+  std::string c =
+      "extern const paddle_weight_slot_t " + table + "[]" + hidden +
+      ";\n"
+      "extern const int32_t " +
+      count + hidden +
+      ";\n"
+      "extern const uint64_t " +
+      fingerprint + hidden +
+      ";\n\n"
+      "static pthread_mutex_t paddle_weights_mutex = "
+      "PTHREAD_MUTEX_INITIALIZER;\n"
+      "/* 0: not tried yet, 1: loaded, 2: failed (error below). */\n"
+      "static atomic_int paddle_weights_state;\n"
+      "static paddle_status_code_t paddle_weights_error_code;\n"
+      "static char paddle_weights_error[1024];\n\n";
+  // Where the artifact is: the executable itself, or the .so holding this
+  // code (dladdr on a static variable, which no other module can interpose),
+  // whatever the program that loaded it is.
+  if (executable)
+    c += "static int paddle_weights_default_path(char *path, size_t size) {\n"
+         "  ssize_t n = readlink(\"/proc/self/exe\", path, size - 16);\n"
+         "  if (n <= 0) return 0;\n"
+         "  memcpy(path + n, \".weights\", 9);\n"
+         "  return 1;\n}\n\n";
+  else
+    c += "static int paddle_weights_default_path(char *path, size_t size) {\n"
+         "  Dl_info info;\n"
+         "  if (!dladdr((void *)&paddle_weights_state, &info) ||\n"
+         "      !info.dli_fname) return 0;\n"
+         "  return snprintf(path, size, \"%s.weights\", info.dli_fname) < "
+         "(int)size;\n}\n\n";
+  c += "/* Called with the mutex held. */\n"
+       "static paddle_status_t paddle_weights_load_locked(const char *path) "
+       "{\n"
+       "  char fallback[PATH_MAX + 16];\n"
+       "  paddle_status_t s;\n"
+       "  if (!path && !paddle_weights_default_path(fallback, sizeof "
+       "fallback))\n"
+       "    s = paddle_status_create(PADDLE_NOT_FOUND, \"cannot locate this "
+       "module to find its weights file\");\n"
+       "  else\n"
+       "    s = paddle_weights_load(path ? path : fallback, " +
+       fingerprint + ", " + table + ", " + count +
+       ");\n"
+       "  if (!s) {\n"
+       "    atomic_store_explicit(&paddle_weights_state, 1, "
+       "memory_order_release);\n"
+       "    return NULL;\n  }\n"
+       "  paddle_weights_error_code = paddle_status_code(s);\n"
+       "  snprintf(paddle_weights_error, sizeof paddle_weights_error, "
+       "\"%s\", paddle_status_message(s));\n"
+       "  atomic_store_explicit(&paddle_weights_state, 2, "
+       "memory_order_relaxed);\n"
+       "  return s;\n}\n\n"
+       "paddle_status_t paddle_module_load_weights(const char *path) {\n"
+       "  paddle_status_t s;\n"
+       "  pthread_mutex_lock(&paddle_weights_mutex);\n"
+       "  if (atomic_load(&paddle_weights_state) == 1)\n"
+       "    s = paddle_status_create(PADDLE_INVALID_ARGUMENT, \"the weights "
+       "of this module are already loaded\");\n"
+       "  else\n"
+       "    s = paddle_weights_load_locked(path);\n"
+       "  pthread_mutex_unlock(&paddle_weights_mutex);\n"
+       "  return s;\n}\n\n"
+       "/* Before each call: loads the default file the first time; ends the "
+       "call\n   (through paddle_invoke) with the load's error. */\n"
+       "static void paddle_weights_require(void) {\n"
+       "  char message[sizeof paddle_weights_error];\n"
+       "  paddle_status_code_t code;\n"
+       "  if (atomic_load_explicit(&paddle_weights_state, "
+       "memory_order_acquire) == 1)\n"
+       "    return;\n"
+       "  pthread_mutex_lock(&paddle_weights_mutex);\n"
+       "  if (atomic_load(&paddle_weights_state) == 0)\n"
+       "    paddle_status_free(paddle_weights_load_locked(NULL));\n"
+       "  int loaded = atomic_load(&paddle_weights_state) == 1;\n"
+       "  code = paddle_weights_error_code;\n"
+       "  memcpy(message, paddle_weights_error, sizeof message);\n"
+       "  pthread_mutex_unlock(&paddle_weights_mutex);\n"
+       "  if (!loaded)\n"
+       "    PADDLE_GLUE_FAIL(code, message);\n}\n\n";
+  return c;
+}
+
 /// C glue compiled with the object: packed wrappers over the C-interface
 /// functions, signature tables, typed entry points, and the runtime
 /// functions compiled code calls.
 std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
-                       ArrayRef<std::string> imports, bool withMain) {
-  std::string c = "/* Generated by paddle-compile. */\n"
-                  "#include \"paddle_runtime/runtime.h\"\n"
-                  "#include <string.h>\n\n";
+                       ArrayRef<std::string> imports, bool withMain,
+                       bool sidecar) {
+  std::string c = "/* Generated by paddle-compile. */\n";
+  if (sidecar)
+    c += "#define _GNU_SOURCE /* dladdr */\n"
+         "#include <dlfcn.h>\n#include <limits.h>\n#include <pthread.h>\n"
+         "#include <stdatomic.h>\n#include <stdio.h>\n#include <unistd.h>\n";
+  c += "#include \"paddle_runtime/runtime.h\"\n"
+       "#include <string.h>\n\n";
+  // The glue ends calls with errors through paddle_runtime_fail; in a
+  // library that goes through an import slot like compiled code's calls,
+  // so the loading runtime's paddle_invoke sees the failure.
+  if (withMain)
+    c += "#define PADDLE_GLUE_FAIL paddle_runtime_fail\n\n";
+  else
+    c += "__attribute__((visibility(\"hidden\"))) void "
+         "*paddle_glue_import_fail = (void *)paddle_runtime_fail;\n"
+         "#define PADDLE_GLUE_FAIL ((void (*)(paddle_status_code_t, const "
+         "char *))paddle_glue_import_fail)\n\n";
+  if (sidecar)
+    c += weightsGlueSource(withMain);
   for (const auto &f : functions) {
     size_t nIn = f.inputs.size(), nOut = f.outputs.size(), at = 0, total = 0;
     for (const auto &o : f.outputs)
@@ -176,6 +306,8 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
     c += params.empty() ? "void" : llvm::join(params, ", ");
     c += ");\n";
     c += "static void paddle_packed_" + f.name + "(void **args) {\n";
+    if (sidecar)
+      c += "  paddle_weights_require();\n";
     std::vector<std::string> callArgs;
     if (nOut) {
       c += "  int64_t res[" + std::to_string(total) + "];\n";
@@ -230,16 +362,20 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
   c += "const paddle_module_import_t paddle_module_imports[] = {\n";
   for (const std::string &name : imports)
     c += "  {\"" + name + "\", &" + kImportPrefix.str() + name + "},\n";
+  if (!withMain)
+    c += "  {\"paddle_runtime_fail\", &paddle_glue_import_fail},\n";
   c += "  {0, 0}};\nconst int32_t paddle_module_import_count = " +
-       std::to_string(imports.size()) + ";\n";
+       std::to_string(imports.size() + (withMain ? 0 : 1)) + ";\n";
   if (withMain)
     c += "\nint main(int argc, char **argv) {\n  return paddle_cli_main(argc, "
-         "argv, paddle_module_functions, paddle_module_function_count);\n}\n";
+         "argv, paddle_module_functions, paddle_module_function_count, " +
+         std::string(sidecar ? "paddle_module_load_weights" : "NULL") +
+         ");\n}\n";
   return c;
 }
 
 std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
-                         StringRef guard) {
+                         StringRef guard, bool sidecar) {
   std::string h = "/* Generated by paddle-compile: the entry points of " +
                   guard.str() + ". Link with the shared object. */\n";
   std::string macro = "PADDLE_MODEL_";
@@ -261,6 +397,16 @@ std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
     h += "extern const paddle_function_signature_t paddle_signature_" + f.name +
          ";\n\n";
   }
+  if (sidecar)
+    h +=
+        "/* The weights of this module are in a file (paddle-compile --weights "
+        "sidecar),\n   by default the .so's path + \".weights\", loaded and "
+        "checked before the first\n   call (whose status reports a failure). "
+        "Call this first to load them from\n   `path` instead (NULL: the "
+        "default). Fails once weights are loaded. */\n"
+        "paddle_status_t paddle_module_load_weights(const char *path);\n"
+        "extern const uint64_t " +
+        paddle::kWeightsFingerprint.str() + ";\n\n";
   h += "extern const paddle_exported_function_t paddle_module_functions[];\n"
        "extern const int32_t paddle_module_function_count;\n\n"
        "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
@@ -329,6 +475,14 @@ int main(int argc, char **argv) {
     return fail("--emit must be one of so, exe, obj, mlir; got '" + emit + "'");
   if (target != "cpu")
     return fail("--target '" + target + "' is not supported (only cpu)");
+  if (weights != "embed" && weights != "sidecar")
+    return fail("--weights must be embed or sidecar; got '" + weights + "'");
+  bool sidecar = weights == "sidecar";
+  if (sidecar && emit == "mlir")
+    return fail("--weights sidecar needs --emit so, exe or obj (the weights "
+                "file is written with the compiled artifact)");
+  if (sidecar && sidecarThreshold == 0)
+    return fail("--sidecar-threshold must be at least 1 byte");
 
   DialectRegistry registry;
   paddle::registerAllDialects(registry);
@@ -413,6 +567,17 @@ int main(int argc, char **argv) {
   llvmModule->setTargetTriple((*tm)->getTargetTriple());
   if (auto err = makeOptimizingTransformer(3, 0, tm->get())(llvmModule.get()))
     return fail(llvm::toString(std::move(err)));
+  // After optimization, so the code is the embedded build's; only the bytes
+  // of the large constants now come from the file.
+  paddle::SidecarWeights sidecarWeights;
+  if (sidecar)
+    sidecarWeights =
+        paddle::moveWeightsToSidecar(*llvmModule, sidecarThreshold);
+  std::string weightsPath = outputFile + ".weights";
+  auto writeWeights = [&] {
+    return writeAtomically(
+        weightsPath, [&](llvm::raw_ostream &os) { os << sidecarWeights.file; });
+  };
 
   std::string objPath = emit == "obj" ? outputFile : outputFile + ".o";
   std::string objError;
@@ -431,8 +596,14 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(err)));
   if (!objError.empty())
     return fail(objError);
-  if (emit == "obj")
+  if (emit == "obj") {
+    if (sidecar)
+      if (auto err = writeWeights()) {
+        llvm::sys::fs::remove(objPath);
+        return fail(llvm::toString(std::move(err)));
+      }
     return 0;
+  }
 
   // Glue + link. Intermediate files sit next to the output and are removed.
   std::string gluePath = outputFile + ".glue.c";
@@ -443,7 +614,7 @@ int main(int argc, char **argv) {
     llvm::sys::fs::remove(glueObj);
   };
   if (auto err = writeAtomically(gluePath, [&](llvm::raw_ostream &os) {
-        os << glueSource(*functions, imports, emit == "exe");
+        os << glueSource(*functions, imports, emit == "exe", sidecar);
       })) {
     cleanup();
     return fail(llvm::toString(std::move(err)));
@@ -475,6 +646,9 @@ int main(int argc, char **argv) {
   llvm::Error err = runProgram("cc", ccArgs);
   if (!err)
     err = runProgram("c++", linkArgs);
+  // The weights file goes first: an artifact never appears without it.
+  if (!err && sidecar)
+    err = writeWeights();
   if (!err) {
     if (std::error_code ec = llvm::sys::fs::rename(tmpOut, outputFile))
       err =
@@ -484,7 +658,8 @@ int main(int argc, char **argv) {
     llvm::SmallString<256> header(outputFile);
     llvm::sys::path::replace_extension(header, ".h");
     err = writeAtomically(header, [&](llvm::raw_ostream &os) {
-      os << headerSource(*functions, llvm::sys::path::filename(outputFile));
+      os << headerSource(*functions, llvm::sys::path::filename(outputFile),
+                         sidecar);
     });
   }
   cleanup();

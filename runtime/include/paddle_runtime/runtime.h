@@ -155,11 +155,46 @@ typedef struct paddle_exported_function {
   paddle_packed_fn_t entry;
 } paddle_exported_function_t;
 
+/* Loads a module's weights from a file (paddle_module_load_weights of an
+ * artifact compiled with --weights sidecar); NULL `path` means the default. */
+typedef paddle_status_t (*paddle_load_weights_fn_t)(const char *path);
+
 /* The main program of `paddle-compile --emit exe` executables:
  *   model [--function F] --input a.npy ... [--output-dir D] [--bench N]
- * Returns the process exit code (0, or 1 with a message on stderr). */
+ *         [--weights W]
+ * `load_weights` is NULL when the weights are embedded; otherwise `--weights`
+ * loads them from W before the first call (without it the module loads its
+ * default file). Returns the process exit code (0, or 1 with a message on
+ * stderr). */
 int paddle_cli_main(int argc, char **argv,
-                    const paddle_exported_function_t *functions, int32_t count);
+                    const paddle_exported_function_t *functions, int32_t count,
+                    paddle_load_weights_fn_t load_weights);
+
+/*===--- Weights files (paddle-compile --weights sidecar) -----------------===*/
+
+/* Where a compiled module keeps one weight: `size` writable bytes at `data`.
+ * The layout matches the module's exported `paddle_weights_table`. */
+typedef struct paddle_weight_slot {
+  void *data;
+  uint64_t size;
+} paddle_weight_slot_t;
+
+/* The format version this runtime reads (docs/weights-format.md). */
+#define PADDLE_WEIGHTS_VERSION 1
+
+/* Validates a weights file image completely (magic, version, sizes and
+ * offsets, checksum, fingerprint, entry count and every entry's size against
+ * `slots`) and only then copies entry i into slots[i]. On error the slots
+ * are left untouched. */
+paddle_status_t paddle_weights_parse(const void *bytes, size_t size,
+                                     uint64_t expected_fingerprint,
+                                     const paddle_weight_slot_t *slots,
+                                     int32_t count);
+/* Reads the file at `path` and parses it as paddle_weights_parse does. */
+paddle_status_t paddle_weights_load(const char *path,
+                                    uint64_t expected_fingerprint,
+                                    const paddle_weight_slot_t *slots,
+                                    int32_t count);
 
 /*===--- Devices ----------------------------------------------------------===*/
 
