@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <elf.h>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -245,10 +247,57 @@ TEST(Executable, LoadErrors) {
     f << "not a library";
   }
   EXPECT_NE(takeMessage(paddle_executable_load(path.c_str(), &exe))
-                .find("cannot load"),
+                .find("is not a usable shared object: the file is shorter "
+                      "than an ELF header"),
             std::string::npos);
   EXPECT_EQ(exe, nullptr);
   std::remove(path.c_str());
+}
+
+TEST(Executable, SharedObjectChecks) {
+  // A minimal ELF64 header of a shared object for this machine, then
+  // damaged one field at a time.
+  Elf64_Ehdr h{};
+  memcpy(h.e_ident, ELFMAG, SELFMAG);
+  h.e_ident[EI_CLASS] = ELFCLASS64;
+  h.e_ident[EI_DATA] = ELFDATA2LSB;
+  h.e_type = ET_DYN;
+#if defined(__x86_64__)
+  h.e_machine = EM_X86_64;
+#else
+  h.e_machine = EM_AARCH64;
+#endif
+  h.e_phentsize = sizeof(Elf64_Phdr);
+  h.e_phnum = 1;
+  h.e_phoff = sizeof h;
+  std::vector<unsigned char> file(sizeof h + sizeof(Elf64_Phdr) + 64);
+  Elf64_Phdr ph{};
+  ph.p_type = PT_LOAD;
+  ph.p_offset = 0;
+  ph.p_filesz = ph.p_memsz = file.size();
+  auto check = [&](const Elf64_Ehdr &header, const Elf64_Phdr &segment) {
+    memcpy(file.data(), &header, sizeof header);
+    memcpy(file.data() + sizeof header, &segment, sizeof segment);
+    return takeMessage(
+        paddle_check_shared_object(file.data(), file.size(), "m.so"));
+  };
+  EXPECT_EQ(check(h, ph), "");
+  Elf64_Ehdr bad = h;
+  bad.e_type = ET_EXEC;
+  EXPECT_NE(check(bad, ph).find("not a shared object"), std::string::npos);
+  bad = h;
+  bad.e_machine = 0x1234;
+  EXPECT_NE(check(bad, ph).find("another machine"), std::string::npos);
+  bad = h;
+  bad.e_phoff = ~0ull - 8;
+  EXPECT_NE(check(bad, ph).find("program header table"), std::string::npos);
+  Elf64_Phdr beyond = ph;
+  beyond.p_offset = 64;
+  EXPECT_NE(check(h, beyond).find("segment 0 lies outside the file"),
+            std::string::npos);
+  beyond = ph;
+  beyond.p_type = PT_NOTE;
+  EXPECT_NE(check(h, beyond).find("no loadable segment"), std::string::npos);
 }
 
 TEST(Device, CpuAndUnsupportedCuda) {

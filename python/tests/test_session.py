@@ -204,3 +204,29 @@ def test_not_a_paddle_library(tmp_path):
     proc = run(so)
     assert proc.returncode == 1
     assert "is not a module compiled with paddle-compile --emit so" in proc.stderr
+
+
+def test_sidecar_so_weights_errors_reach_the_loading_runtime(tmp_path):
+    """A library's glue ends a call (missing weights file) through its import
+    slot, so paddle-run's session returns the error instead of aborting."""
+    src = tmp_path / "w.mlir"
+    src.write_text("""
+func.func @f(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %w = arith.constant dense<2.5> : tensor<4x64xf32>
+  %c = paddle.mul %x, %w : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  return %c : tensor<4x64xf32>
+}
+""")
+    lib = tmp_path / "w.so"
+    proc = subprocess.run([str(PADDLE_COMPILE), str(src), "-o", str(lib),
+                           "--weights", "sidecar"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    x = np.arange(256, dtype=np.float32).reshape(4, 64)
+    np.save(tmp_path / "x.npy", x)
+    ok = run(lib, "--input", tmp_path / "x.npy", "--output-dir", tmp_path / "o")
+    assert ok.returncode == 0, ok.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "f_0.npy"), x * 2.5)
+    (tmp_path / "w.so.weights").unlink()
+    missing = run(lib, "--input", tmp_path / "x.npy")
+    assert missing.returncode == 1
+    assert "f: cannot open weights file" in missing.stderr
