@@ -114,6 +114,47 @@ TEST(Invoke, AdoptsADenseResultWithoutCopy) {
   paddle_tensor_free(&out);
 }
 
+TEST(Invoke, PacksStridedInputs) {
+  // Every other element, backwards: data points at element 0 of the view,
+  // as NumPy's does for a[::-2].
+  float storage[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  const int64_t strides[1] = {-2};
+  paddle_tensor_t in{PADDLE_F32, 1, {5}, &storage[8], strides};
+  paddle_tensor_t out{};
+  ASSERT_EQ(paddle_invoke(tripleDensePacked, &kAddOne, &in, 1, &out), nullptr);
+  const float expect[5] = {24, 18, 12, 6, 0};
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(((float *)out.data)[i], expect[i]);
+  EXPECT_EQ(out.strides, nullptr);
+  paddle_tensor_free(&out);
+  // A broadcast (stride 0) view of one element.
+  const int64_t zero[1] = {0};
+  paddle_tensor_t broadcast{PADDLE_F32, 1, {4}, &storage[3], zero};
+  ASSERT_EQ(paddle_invoke(tripleDensePacked, &kAddOne, &broadcast, 1, &out),
+            nullptr);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(((float *)out.data)[i], 9);
+  paddle_tensor_free(&out);
+  // Dense strides are passed through as they are.
+  const int64_t unit[1] = {1};
+  paddle_tensor_t dense{PADDLE_F32, 1, {3}, &storage[1], unit};
+  ASSERT_EQ(paddle_invoke(tripleDensePacked, &kAddOne, &dense, 1, &out),
+            nullptr);
+  EXPECT_EQ(((float *)out.data)[2], 9);
+  paddle_tensor_free(&out);
+}
+
+TEST(Invoke, StridedTensorsAreNotWrittenToNpy) {
+  float v[2] = {1, 2};
+  const int64_t strides[1] = {1};
+  paddle_tensor_t t{PADDLE_F32, 1, {2}, v, strides};
+  paddle_status_t s = paddle_npy_write("/tmp/never-written.npy", &t);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(std::string(paddle_status_message(s)).find("strided"),
+            std::string::npos);
+  paddle_status_free(s);
+}
+
 TEST(Invoke, CopiesResultsThatShareABuffer) {
   const paddle_tensor_spec_t outs[2] = {kVectorF32, kVectorF32};
   const paddle_function_signature_t sig = {"twice", 1, &kVectorF32, 2, outs};

@@ -126,8 +126,9 @@ std::string parse(const std::string &image, Slots &slots,
       paddle_weights_parse(image.data(), image.size(), fingerprint,
                            slots.slots.data(), (int32_t)slots.slots.size());
   std::string message = s ? paddle_status_message(s) : "";
-  if (s)
+  if (s) {
     EXPECT_NE(message, "");
+  }
   paddle_status_free(s);
   return message;
 }

@@ -159,15 +159,44 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
     if (paddle_status_t s = checkInput(sig, i, inputs[i]))
       return s;
 
-  // Input descriptors: dense row-major views of the caller's data.
+  // Compiled functions take dense row-major buffers: strided views that are
+  // not dense already are packed into temporaries freed after the call.
+  struct Packed {
+    std::vector<void *> buffers;
+    ~Packed() {
+      for (void *p : buffers)
+        free(p);
+    }
+  } packed;
+  std::vector<const void *> data(numInputs);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    const paddle_tensor_t &t = inputs[i];
+    data[i] = t.data;
+    if (!t.strides || isContiguous(t.rank, t.shape, t.strides))
+      continue;
+    size_t elementSize = paddle_dtype_size(t.dtype);
+    size_t bytes = (size_t)paddle_tensor_num_elements(&t) * elementSize;
+    void *dense = malloc(bytes ? bytes : 1);
+    if (!dense)
+      return paddle_status_create(PADDLE_OUT_OF_MEMORY,
+                                  "%s: out of memory packing input %d "
+                                  "(%zu bytes)",
+                                  sig->name, i, bytes);
+    packed.buffers.push_back(dense);
+    copyStrided((const char *)t.data, (char *)dense, t.rank, t.shape, t.strides,
+                elementSize);
+    data[i] = dense;
+  }
+
+  // Input descriptors: dense row-major views.
   std::vector<Descriptor> descriptors(numInputs);
   std::vector<void *> args;
   for (int32_t i = 0; i < numInputs; ++i) {
     const paddle_tensor_t &t = inputs[i];
     std::vector<int64_t> &w = descriptors[i].words;
     w.resize(Descriptor::numWords(t.rank));
-    w[0] = (int64_t)(uintptr_t)t.data;
-    w[1] = (int64_t)(uintptr_t)t.data;
+    w[0] = (int64_t)(uintptr_t)data[i];
+    w[1] = (int64_t)(uintptr_t)data[i];
     w[2] = 0;
     int64_t stride = 1;
     for (int32_t d = t.rank - 1; d >= 0; --d) {
@@ -211,7 +240,7 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
     if (!p || (uintptr_t)p == kGlobalAllocatedPointer)
       return false;
     for (int32_t i = 0; i < numInputs; ++i)
-      if (p == inputs[i].data)
+      if (p == inputs[i].data || p == data[i])
         return false;
     return true;
   };

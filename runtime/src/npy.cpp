@@ -201,6 +201,11 @@ extern "C" paddle_status_t paddle_npy_read(const char *path,
 
 extern "C" paddle_status_t paddle_npy_write(const char *path,
                                             const paddle_tensor_t *t) {
+  if (t->strides)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "cannot write a strided tensor view to '%s'; "
+                                "only dense tensors",
+                                path);
   const char *descr = descrOf(t->dtype);
   if (!descr)
     return paddle_status_create(PADDLE_UNSUPPORTED,

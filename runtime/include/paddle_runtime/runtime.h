@@ -70,13 +70,20 @@ size_t paddle_dtype_size(paddle_dtype_t dtype);
 /* MLIR spelling: "f32", "i1", ... */
 const char *paddle_dtype_name(paddle_dtype_t dtype);
 
-/* A dense row-major tensor. `data` is owned by whoever allocated it;
- * paddle_tensor_alloc'd tensors are released with paddle_tensor_free. */
+/* A tensor view. `data` is owned by whoever allocated it;
+ * paddle_tensor_alloc'd tensors are released with paddle_tensor_free.
+ * `strides` (in elements, one per dim; any sign, 0 for a broadcast dim)
+ * describes a strided view of someone else's memory, such as a transposed
+ * or sliced NumPy array; null means dense row-major. Inputs of
+ * paddle_invoke and paddle_session_run may be strided (the runtime packs
+ * them into dense buffers for the call); every other function, and every
+ * result, is dense. */
 typedef struct paddle_tensor {
   paddle_dtype_t dtype;
   int32_t rank;
   int64_t shape[PADDLE_MAX_RANK];
   void *data;
+  const int64_t *strides;
 } paddle_tensor_t;
 
 int64_t paddle_tensor_num_elements(const paddle_tensor_t *tensor);
