@@ -230,3 +230,35 @@ func.func @f(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
     missing = run(lib, "--input", tmp_path / "x.npy")
     assert missing.returncode == 1
     assert "f: cannot open weights file" in missing.stderr
+
+
+@pytest.mark.parametrize("emit", ["exe", "so"])
+def test_aot_trace_and_memory_limit(tmp_path, rng, emit):
+    """Artifacts compiled with --instrument-kernels trace their kernels (an
+    executable through its own --trace, a library through paddle-run), and
+    executables take --memory-limit like paddle-run."""
+    _, args = mlp_inputs(tmp_path, rng)
+    out = tmp_path / ("mlp" if emit == "exe" else "mlp.so")
+    proc = subprocess.run([str(PADDLE_COMPILE), str(MLP), "-o", str(out),
+                           "--emit", emit, "--instrument-kernels"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    trace = tmp_path / "t.json"
+    cmd = [str(out)] if emit == "exe" else [str(PADDLE_RUN), str(out)]
+    ran = subprocess.run(cmd + args + ["--trace", str(trace), "--bench", "1"],
+                         capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    events = [e for e in json.loads(trace.read_text())["traceEvents"]
+              if e["ph"] == "X"]
+    assert sum(e["cat"] == "call" for e in events) == 2
+    names = {e["name"] for e in events if e["cat"] == "kernel"}
+    assert any(n.startswith("linalg.matmul ") and n.endswith("mlp.mlir:8:8")
+               for n in names), names
+    if emit == "exe":
+        small = subprocess.run(cmd + args + ["--memory-limit", "2K"],
+                               capture_output=True, text=True, timeout=300)
+        assert small.returncode == 1
+        assert "mlp: out of memory" in small.stderr
+        bad = subprocess.run(cmd + ["--memory-limit", "2Q"],
+                             capture_output=True, text=True, timeout=300)
+        assert bad.returncode == 1 and "not a byte count" in bad.stderr

@@ -1,7 +1,7 @@
 //===- cli.cpp - the command line of compiled executables -----------------===//
 //
 // `paddle-compile --emit exe` links this main loop with the model: it reads
-// .npy inputs, calls one exported function through paddle_invoke and writes
+// .npy inputs, calls one exported function in a runtime session and writes
 // the results, like paddle-run but without a compiler. A model compiled with
 // --weights sidecar also takes `--weights W` (its weights file).
 //
@@ -41,9 +41,12 @@ struct Tensors {
 extern "C" int paddle_cli_main(int argc, char **argv,
                                const paddle_exported_function_t *functions,
                                int32_t count,
-                               paddle_load_weights_fn_t load_weights) {
+                               paddle_load_weights_fn_t load_weights,
+                               const char *const *kernelNames,
+                               int32_t kernelCount) {
   const char *program = argc > 0 ? argv[0] : "model";
-  std::string name, outputDir, weights;
+  std::string name, outputDir, weights, tracePath;
+  int64_t memoryLimit = 0;
   std::vector<std::string> inputs;
   long bench = 0;
   for (int i = 1; i < argc; ++i) {
@@ -57,7 +60,8 @@ extern "C" int paddle_cli_main(int argc, char **argv,
     const char *v = nullptr;
     if (arg == "--help" || arg == "-h") {
       printf("usage: %s [--function F] --input a.npy ... [--output-dir D] "
-             "[--bench N]%s\nfunctions:",
+             "[--bench N] [--memory-limit BYTES] [--trace T.json]%s\n"
+             "functions:",
              program, load_weights ? " [--weights W]" : "");
       for (int32_t f = 0; f < count; ++f)
         printf(" %s", functions[f].signature->name);
@@ -70,7 +74,14 @@ extern "C" int paddle_cli_main(int argc, char **argv,
       inputs.push_back(v);
     else if (arg == "--output-dir" && (v = value("--output-dir")))
       outputDir = v;
-    else if (arg == "--weights" && (v = value("--weights"))) {
+    else if (arg == "--trace" && (v = value("--trace")))
+      tracePath = v;
+    else if (arg == "--memory-limit" && (v = value("--memory-limit"))) {
+      if (paddle_parse_byte_count(v, &memoryLimit) != 0)
+        return fail(program, "--memory-limit: '" + std::string(v) +
+                                 "' is not a byte count (like 1048576, 512K, "
+                                 "16M or 2G)");
+    } else if (arg == "--weights" && (v = value("--weights"))) {
       if (!load_weights)
         return fail(program, "this model's weights are embedded; it takes no "
                              "--weights file");
@@ -86,16 +97,31 @@ extern "C" int paddle_cli_main(int argc, char **argv,
                   "unknown or incomplete argument '" + arg + "' (see --help)");
   }
 
-  const paddle_exported_function_t *fn = nullptr;
-  if (name.empty() && count == 1)
-    fn = &functions[0];
-  for (int32_t f = 0; f < count && !name.empty(); ++f)
-    if (name == functions[f].signature->name)
-      fn = &functions[f];
-  if (!fn)
-    return fail(program, name.empty()
-                             ? "several functions; choose one with --function"
-                             : "no function '" + name + "'");
+  // One session, as paddle-run uses: the same checks, limits and traces.
+  struct Runtime {
+    paddle_executable_t executable = nullptr;
+    paddle_session_t session = nullptr;
+    ~Runtime() {
+      paddle_session_free(session);
+      paddle_executable_free(executable);
+    }
+  } runtime;
+  if (paddle_status_t s =
+          paddle_executable_create(functions, count, kernelNames, kernelCount,
+                                   nullptr, nullptr, &runtime.executable))
+    return fail(program, takeMessage(s));
+  int32_t index = 0;
+  if (paddle_status_t s =
+          paddle_executable_find(runtime.executable, name.c_str(), &index))
+    return fail(program,
+                takeMessage(s) + (name.empty() ? " with --function" : ""));
+  paddle_session_options_t options{};
+  options.memory_limit_bytes = memoryLimit;
+  options.enable_trace = !tracePath.empty();
+  if (paddle_status_t s =
+          paddle_session_create(runtime.executable, &options, &runtime.session))
+    return fail(program, takeMessage(s));
+  const paddle_exported_function_t *fn = &functions[index];
   const paddle_function_signature_t *sig = fn->signature;
   if ((int32_t)inputs.size() != sig->num_inputs)
     return fail(program, std::string("function '") + sig->name + "' takes " +
@@ -119,8 +145,9 @@ extern "C" int paddle_cli_main(int argc, char **argv,
   auto call = [&]() -> paddle_status_t {
     for (auto &t : results.list)
       paddle_tensor_free(&t);
-    return paddle_invoke(fn->entry, sig, args.list.data(), sig->num_inputs,
-                         results.list.data());
+    return paddle_session_run(runtime.session, index, args.list.data(),
+                              sig->num_inputs, results.list.data(),
+                              sig->num_outputs);
   };
   if (paddle_status_t s = call())
     return fail(program, takeMessage(s));
@@ -151,5 +178,48 @@ extern "C" int paddle_cli_main(int argc, char **argv,
         return fail(program, takeMessage(s));
     }
   }
+  if (!tracePath.empty())
+    if (paddle_status_t s =
+            paddle_session_write_trace(runtime.session, tracePath.c_str()))
+      return fail(program, takeMessage(s));
+  return 0;
+}
+
+extern "C" int paddle_parse_byte_count(const char *text, int64_t *bytes) {
+  if (!text || !*text || !bytes)
+    return -1;
+  int64_t value = 0;
+  const char *p = text;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    if (value > (INT64_MAX - (*p - '0')) / 10)
+      return -1;
+    value = value * 10 + (*p - '0');
+  }
+  if (p == text)
+    return -1;
+  int shift = 0;
+  switch (*p) {
+  case '\0':
+    break;
+  case 'k':
+  case 'K':
+    shift = 10;
+    break;
+  case 'm':
+  case 'M':
+    shift = 20;
+    break;
+  case 'g':
+  case 'G':
+    shift = 30;
+    break;
+  default:
+    return -1;
+  }
+  if (*p && p[1])
+    return -1;
+  if (value > (INT64_MAX >> shift))
+    return -1;
+  *bytes = value << shift;
   return 0;
 }

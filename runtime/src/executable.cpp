@@ -132,8 +132,15 @@ extern "C" paddle_status_t paddle_executable_load(const char *path,
   for (int32_t i = 0; i < *importCount; ++i)
     *imports[i].slot = addresses[i];
 
+  // Optional: names of the kernels of an instrumented module.
+  const auto *kernelNames =
+      symbol<const char *>(handle, "paddle_module_kernel_names");
+  const auto *kernelCount =
+      symbol<int32_t>(handle, "paddle_module_kernel_count");
   paddle_status_t status = paddle_executable_create(
-      functions, *count, nullptr, 0, [](void *h) { dlclose(h); }, handle, out);
+      functions, *count, kernelNames && kernelCount ? kernelNames : nullptr,
+      kernelNames && kernelCount ? *kernelCount : 0,
+      [](void *h) { dlclose(h); }, handle, out);
   return status ? fail(status) : nullptr;
 }
 

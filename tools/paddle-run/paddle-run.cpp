@@ -30,7 +30,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -81,30 +80,6 @@ std::string takeMessage(paddle_status_t s) {
   std::string m = paddle_status_message(s);
   paddle_status_free(s);
   return m;
-}
-
-/// Parses "123", "64K", "16M", "2G" (powers of 1024).
-std::optional<int64_t> parseBytes(llvm::StringRef text) {
-  int64_t scale = 1;
-  if (!text.empty()) {
-    switch (toupper(static_cast<unsigned char>(text.back()))) {
-    case 'K':
-      scale = int64_t(1) << 10;
-      break;
-    case 'M':
-      scale = int64_t(1) << 20;
-      break;
-    case 'G':
-      scale = int64_t(1) << 30;
-      break;
-    }
-    if (scale != 1)
-      text = text.drop_back();
-  }
-  int64_t value = 0;
-  if (text.getAsInteger(10, value) || value < 0 || value > INT64_MAX / scale)
-    return std::nullopt;
-  return value * scale;
 }
 
 /// True for an ELF file (a `paddle-compile --emit so` library); anything
@@ -201,8 +176,9 @@ int main(int argc, char **argv) {
                               "paddle-run: JIT-compile and run a paddle "
                               "module on the CPU\n");
 
-  std::optional<int64_t> limit = 0;
-  if (!memoryLimit.empty() && !(limit = parseBytes(memoryLimit)))
+  int64_t limit = 0;
+  if (!memoryLimit.empty() &&
+      paddle_parse_byte_count(memoryLimit.c_str(), &limit) != 0)
     return fail("--memory-limit: '" + memoryLimit +
                 "' is not a byte count (like 1048576, 512K, 16M or 2G)");
 
@@ -252,7 +228,7 @@ int main(int argc, char **argv) {
   }
 
   paddle_session_options_t options{};
-  options.memory_limit_bytes = *limit;
+  options.memory_limit_bytes = limit;
   options.enable_trace = !tracePath.empty();
   if (paddle_status_t s =
           paddle_session_create(runtime.executable, &options, &runtime.session))

@@ -168,14 +168,21 @@ typedef paddle_status_t (*paddle_load_weights_fn_t)(const char *path);
 
 /* The main program of `paddle-compile --emit exe` executables:
  *   model [--function F] --input a.npy ... [--output-dir D] [--bench N]
- *         [--weights W]
- * `load_weights` is NULL when the weights are embedded; otherwise `--weights`
- * loads them from W before the first call (without it the module loads its
- * default file). Returns the process exit code (0, or 1 with a message on
- * stderr). */
+ *         [--weights W] [--memory-limit BYTES] [--trace T.json]
+ * It runs the function in a session, like paddle-run. `load_weights` is
+ * NULL when the weights are embedded; otherwise `--weights` loads them from W
+ * before the first call (without it the module loads its default file).
+ * `kernel_names` names the kernels of a module compiled with
+ * --instrument-kernels (for --trace). Returns the process exit code (0, or 1
+ * with a message on stderr). */
 int paddle_cli_main(int argc, char **argv,
                     const paddle_exported_function_t *functions, int32_t count,
-                    paddle_load_weights_fn_t load_weights);
+                    paddle_load_weights_fn_t load_weights,
+                    const char *const *kernel_names, int32_t kernel_count);
+
+/* Parses a byte count: digits with an optional K, M or G suffix (powers of
+ * 1024). Returns 0 on success, -1 for anything else (or an overflow). */
+int paddle_parse_byte_count(const char *text, int64_t *bytes);
 
 /*===--- Weights files (paddle-compile --weights sidecar) -----------------===*/
 
