@@ -16,6 +16,11 @@
 using namespace mlir;
 
 void mlir::paddle::buildCpuPipeline(OpPassManager &pm) {
+  buildCpuBufferPipeline(pm);
+  buildCpuLlvmLoweringPipeline(pm);
+}
+
+void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
   // paddle -> linalg on tensors, cleaned up and fused.
   pm.addPass(createConvertPaddleToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -32,7 +37,13 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Static temporaries -> one workspace per call at planned offsets.
+  PlanMemoryPassOptions plan;
+  plan.recordPlan = recordPlan;
+  pm.addPass(createPlanMemoryPass(plan));
+}
 
+void mlir::paddle::buildCpuLlvmLoweringPipeline(OpPassManager &pm) {
   // Loops -> LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -68,4 +79,20 @@ void mlir::paddle::registerPipelines() {
       "Lower paddle to the LLVM dialect for CPU execution (what paddle-run "
       "and paddle-compile run)",
       [](OpPassManager &pm) { buildCpuPipeline(pm); });
+
+  struct MemoryReportOptions : public PassPipelineOptions<MemoryReportOptions> {
+    Option<std::string> json{*this, "json",
+                             llvm::cl::desc("Also write the plan as JSON to "
+                                            "this file")};
+  };
+  PassPipelineRegistration<MemoryReportOptions>(
+      "paddle-memory-report",
+      "Plan the memory of a paddle-level model as the CPU pipeline does and "
+      "print the plan (json=PATH also writes it as JSON)",
+      [](OpPassManager &pm, const MemoryReportOptions &options) {
+        buildCpuBufferPipeline(pm, /*recordPlan=*/true);
+        PrintMemoryPlanPassOptions print;
+        print.json = options.json;
+        pm.addPass(createPrintMemoryPlanPass(print));
+      });
 }

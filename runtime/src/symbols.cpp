@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle_runtime/runtime.h"
+#include "workspace.h"
 
 namespace {
 #define PADDLE_SYMBOL(name, function)                                          \
@@ -15,6 +16,13 @@ namespace {
 const paddle_runtime_symbol_t kSymbols[] = {
     PADDLE_SYMBOL("paddle_runtime_check_failed", paddle_runtime_check_failed),
     PADDLE_SYMBOL("memrefCopy", paddle_memref_copy),
+    // paddle-plan-memory declares paddle_workspace_{acquire,release} with
+    // llvm.emit_c_interface; FuncToLLVM defines those names as wrappers
+    // that call the _mlir_ciface_ functions, which are the runtime's.
+    PADDLE_SYMBOL("_mlir_ciface_paddle_workspace_acquire",
+                  _mlir_ciface_paddle_workspace_acquire),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_workspace_release",
+                  _mlir_ciface_paddle_workspace_release),
 };
 #undef PADDLE_SYMBOL
 } // namespace

@@ -14,6 +14,15 @@ namespace mlir::paddle {
 /// exactly what the tools run.
 void buildCpuPipeline(OpPassManager &pm);
 
+/// The first part of the CPU pipeline: paddle -> linalg on buffers with
+/// explicit allocs, whose temporaries paddle-plan-memory has placed in one
+/// workspace. What `paddle-memory-report` reports on, with `recordPlan`
+/// (the plan as attributes in the IR).
+void buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan = false);
+
+/// The rest of the CPU pipeline: linalg on buffers -> LLVM dialect.
+void buildCpuLlvmLoweringPipeline(OpPassManager &pm);
+
 /// The textual form of the pipeline above, for messages and docs.
 std::string getCpuPipelineText();
 
