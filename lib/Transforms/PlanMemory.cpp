@@ -169,6 +169,13 @@ std::string FunctionPlanner::classify(memref::AllocOp alloc, Candidate &c) {
         c.deallocs.push_back(user);
         continue;
       }
+      // The lowered bufferization.dealloc compares addresses to decide which
+      // buffers to free (memref.dealloc of planned buffers is erased anyway).
+      // Comparing an address is no access, so it neither extends the
+      // lifetime nor lets the buffer escape: an index cannot be turned back
+      // into a memref by the ops this pass runs on.
+      if (isa<memref::ExtractAlignedPointerAsIndexOp>(user))
+        continue;
       Operation *ancestor = entry.findAncestorOpInBlock(*user);
       if (!ancestor)
         return "used outside the entry block by " + describe(user);
