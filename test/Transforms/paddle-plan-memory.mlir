@@ -247,3 +247,21 @@ func.func @user(%x: memref<16xf32>) {
   memref.dealloc %a : memref<16xf32>
   return
 }
+
+// -----
+
+// The lowered deallocation only compares addresses: that is no use, so %a
+// is still planned and dead by the time %b is born.
+// CHECK-LABEL: func.func @address_compare
+// CHECK-SAME: lower_bound = 64 : i64, naive = 128 : i64, planned = 64 : i64
+// CHECK: memref.extract_aligned_pointer_as_index
+func.func @address_compare(%x: memref<16xf32>) -> index {
+  %a = memref.alloc() : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+  memref.copy %x, %b : memref<16xf32> to memref<16xf32>
+  %p = memref.extract_aligned_pointer_as_index %a : memref<16xf32> -> index
+  memref.dealloc %a : memref<16xf32>
+  memref.dealloc %b : memref<16xf32>
+  return %p : index
+}
