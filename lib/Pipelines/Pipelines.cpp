@@ -17,6 +17,14 @@ using namespace mlir;
 
 void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
+  buildCpuBufferPipeline(pm);
+  // Kernels are final once memory is planned: bracket them for traces.
+  if (options.instrumentKernels)
+    pm.addPass(createInstrumentKernelsPass());
+  buildCpuLlvmLoweringPipeline(pm);
+}
+
+void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
   // paddle -> linalg on tensors, cleaned up and fused.
   pm.addPass(createConvertPaddleToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -33,9 +41,13 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
-  if (options.instrumentKernels)
-    pm.addPass(createInstrumentKernelsPass());
+  // Static temporaries -> one workspace per call at planned offsets.
+  PlanMemoryPassOptions plan;
+  plan.recordPlan = recordPlan;
+  pm.addPass(createPlanMemoryPass(plan));
+}
 
+void mlir::paddle::buildCpuLlvmLoweringPipeline(OpPassManager &pm) {
   // Loops -> LLVM dialect.
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -76,5 +88,21 @@ void mlir::paddle::registerPipelines() {
       "and paddle-compile run)",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
         buildCpuPipeline(pm, options);
+      });
+
+  struct MemoryReportOptions : public PassPipelineOptions<MemoryReportOptions> {
+    Option<std::string> json{*this, "json",
+                             llvm::cl::desc("Also write the plan as JSON to "
+                                            "this file")};
+  };
+  PassPipelineRegistration<MemoryReportOptions>(
+      "paddle-memory-report",
+      "Plan the memory of a paddle-level model as the CPU pipeline does and "
+      "print the plan (json=PATH also writes it as JSON)",
+      [](OpPassManager &pm, const MemoryReportOptions &options) {
+        buildCpuBufferPipeline(pm, /*recordPlan=*/true);
+        PrintMemoryPlanPassOptions print;
+        print.json = options.json;
+        pm.addPass(createPrintMemoryPlanPass(print));
       });
 }

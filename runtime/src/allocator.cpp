@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "context.h"
+#include "workspace.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +27,12 @@ namespace {
     snprintf(message, sizeof message,
              "out of memory: cannot allocate a buffer of %zu bytes (the call "
              "holds %lld bytes; the session's memory limit is %lld bytes)",
-             size, (long long)context->inUse, (long long)context->limit);
+             size,
+             (long long)(context->inUse +
+                         (context->workspace
+                              ? (int64_t)context->workspace->capacity()
+                              : 0)),
+             (long long)context->limit);
   else
     snprintf(message, sizeof message,
              "out of memory: cannot allocate a buffer of %zu bytes", size);
@@ -43,13 +49,16 @@ void *account(void *pointer, size_t size) {
   if (!context)
     return pointer;
   auto bytes = static_cast<int64_t>(malloc_usable_size(pointer));
-  if (context->limit > 0 && context->inUse + bytes > context->limit) {
+  int64_t workspace =
+      context->workspace ? (int64_t)context->workspace->capacity() : 0;
+  if (context->limit > 0 &&
+      context->inUse + workspace + bytes > context->limit) {
     free(pointer);
     outOfMemory(size, context);
   }
   context->inUse += bytes;
-  if (context->inUse > context->peak)
-    context->peak = context->inUse;
+  if (context->inUse + workspace > context->peak)
+    context->peak = context->inUse + workspace;
   return pointer;
 }
 } // namespace

@@ -29,9 +29,14 @@ struct TraceEvent {
 
 using Clock = std::chrono::steady_clock;
 
+class Workspace;
+
 struct CallContext {
-  /// Limit on the bytes this call holds at once (0: none), and the bytes
-  /// it holds now and at most, counting dynamically sized buffers.
+  /// The workspace of planned buffers this call uses (kept between calls).
+  Workspace *workspace = nullptr;
+  /// Limit on the bytes this call holds at once (0: none): its workspace
+  /// plus dynamically sized buffers. The bytes of dynamically sized buffers
+  /// it holds now, and the most it held (workspace included).
   int64_t limit = 0;
   int64_t inUse = 0;
   int64_t peak = 0;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle_runtime/runtime.h"
+#include "workspace.h"
 
 #include <algorithm>
 #include <csetjmp>
@@ -108,6 +109,10 @@ thread_local std::string *failedMessage = nullptr;
 /// Calls `fn`; returns the status of a failure inside it, or null.
 paddle_status_t callGuarded(paddle_packed_fn_t fn, void **args,
                             const char *function) {
+  // A failed call never releases its workspace frames: unwind them here.
+  paddle::runtime::Workspace &workspace =
+      paddle::runtime::currentThreadWorkspace();
+  size_t depth = workspace.depth();
   std::jmp_buf here;
   std::jmp_buf *outer = activeCall;
   std::string message;
@@ -117,6 +122,7 @@ paddle_status_t callGuarded(paddle_packed_fn_t fn, void **args,
   if (setjmp(here) != 0) {
     activeCall = outer;
     failedMessage = outerMessage;
+    workspace.unwindTo(depth);
     return paddle_status_create(failedCode, "%s: %s", function,
                                 message.c_str());
   }

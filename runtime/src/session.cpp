@@ -10,6 +10,7 @@
 #include "context.h"
 #include "device.h"
 #include "executable.h"
+#include "workspace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,7 @@ struct paddle_session_s {
 
   std::mutex mutex; // guards everything below
   std::vector<std::unique_ptr<CallContext>> contexts;
+  std::vector<std::unique_ptr<Workspace>> workspaces; // one per context
   std::vector<CallContext *> idle;
   std::vector<TraceEvent> events;
   std::vector<int32_t> eventThreads;
@@ -53,7 +55,10 @@ struct paddle_session_s {
       return c;
     }
     contexts.push_back(std::make_unique<CallContext>());
+    workspaces.push_back(
+        std::make_unique<Workspace>((size_t)options.memory_limit_bytes));
     CallContext *c = contexts.back().get();
+    c->workspace = workspaces.back().get();
     c->limit = options.memory_limit_bytes;
     c->tracing = options.enable_trace != 0;
     c->epoch = epoch;
@@ -134,6 +139,7 @@ paddle_session_run(paddle_session_t session, int32_t index,
   context->openKernels.clear();
   context->threadIndex = threadIndex();
   CallContext *previous = exchangeContext(context);
+  Workspace *previousWorkspace = exchangeThreadWorkspace(context->workspace);
   Clock::time_point begin = Clock::now();
   paddle_status_t status =
       paddle_invoke(session->executable->functions[index].entry, sig, inputs,
@@ -146,6 +152,7 @@ paddle_session_run(paddle_session_t session, int32_t index,
     };
     context->events.push_back({ns(begin), ns(Clock::now()), index, -1});
   }
+  exchangeThreadWorkspace(previousWorkspace);
   exchangeContext(previous);
   session->release(context);
   return status;
@@ -228,8 +235,12 @@ extern "C" void paddle_session_memory_stats(paddle_session_t session,
   std::lock_guard<std::mutex> lock(session->mutex);
   if (peakCallBytes)
     *peakCallBytes = session->peak;
-  if (reservedBytes)
-    *reservedBytes = 0;
+  if (reservedBytes) {
+    int64_t reserved = 0;
+    for (const auto &w : session->workspaces)
+      reserved += (int64_t)w->capacity();
+    *reservedBytes = reserved;
+  }
 }
 
 extern "C" void paddle_session_free(paddle_session_t session) {

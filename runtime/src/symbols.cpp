@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle_runtime/runtime.h"
+#include "workspace.h"
 
 namespace {
 #define PADDLE_SYMBOL(name, function)                                          \
@@ -21,6 +22,13 @@ const paddle_runtime_symbol_t kSymbols[] = {
     PADDLE_SYMBOL("_mlir_memref_to_llvm_free", paddle_free),
     PADDLE_SYMBOL("paddle_trace_kernel_begin", paddle_trace_kernel_begin),
     PADDLE_SYMBOL("paddle_trace_kernel_end", paddle_trace_kernel_end),
+    // paddle-plan-memory declares paddle_workspace_{acquire,release} with
+    // llvm.emit_c_interface; FuncToLLVM defines those names as wrappers
+    // that call the _mlir_ciface_ functions, which are the runtime's.
+    PADDLE_SYMBOL("_mlir_ciface_paddle_workspace_acquire",
+                  _mlir_ciface_paddle_workspace_acquire),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_workspace_release",
+                  _mlir_ciface_paddle_workspace_release),
 };
 #undef PADDLE_SYMBOL
 } // namespace

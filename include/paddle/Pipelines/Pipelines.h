@@ -24,6 +24,15 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 void buildCpuPipeline(OpPassManager &pm,
                       const CpuPipelineOptions &options = {});
 
+/// The first part of the CPU pipeline: paddle -> linalg on buffers with
+/// explicit allocs, whose temporaries paddle-plan-memory has placed in one
+/// workspace. What `paddle-memory-report` reports on, with `recordPlan`
+/// (the plan as attributes in the IR).
+void buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan = false);
+
+/// The rest of the CPU pipeline: linalg on buffers -> LLVM dialect.
+void buildCpuLlvmLoweringPipeline(OpPassManager &pm);
+
 /// The textual form of the pipeline above, for messages and docs.
 std::string getCpuPipelineText();
 

@@ -63,4 +63,79 @@ def InstrumentKernelsPass
                            "::mlir::func::FuncDialect"];
 }
 
+def PlanMemoryPass : Pass<"paddle-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Give temporary buffers static offsets in one per-call "
+                "workspace.";
+  let description = [{
+    Runs on buffers (after bufferization, the ownership-based deallocation
+    pipeline and convert-bufferization-to-memref). In each function it
+    plans every `memref.alloc` of the entry block that has a static shape and
+    an identity layout and whose aliases (views, reshapes) are only read or
+    written by ops that keep no reference: linalg ops on buffers,
+    loads/stores, `memref.copy`. A buffer that reaches `func.return`, a call,
+    a terminator or any other op stays a `memref.alloc`, marked with
+    `paddle.unplanned = "<reason>"`, as do dynamic shapes.
+
+    A buffer lives from its first to its last use, counted over the ops of
+    the entry block (a use inside a loop counts at the loop). Buffers whose
+    lifetimes meet never overlap in memory, with one exception: when an
+    all-parallel linalg op reads buffer A and writes buffer B through
+    identity indexing maps, A dies at that op, B is born there and both have
+    the same size, B reuses A's memory (element i of B only depends on
+    element i of A). Buffers are placed largest first, each at the lowest
+    64-byte-aligned offset that is free for its whole lifetime.
+
+    Planned buffers become views of one workspace that the function takes
+    from the runtime at entry and gives back before each return:
+
+    ```mlir
+    %0 = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
+    ...
+    memref.dealloc %0 : memref<4x8xf32>
+    ```
+    becomes
+    ```mlir
+    %ws = call @paddle_workspace_acquire(%c256_i64) : (i64) -> memref<?xi8>
+    %0 = memref.view %ws[%c0][] : memref<?xi8> to memref<4x8xf32>
+    ...
+    call @paddle_workspace_release(%ws) : (memref<?xi8>) -> ()
+    ```
+
+    The two functions are declared with `llvm.emit_c_interface`, so compiled
+    code calls the runtime's `_mlir_ciface_paddle_workspace_acquire` and
+    `_mlir_ciface_paddle_workspace_release`. The plan is recorded on the
+    function, `paddle.memory = {naive, planned, lower_bound, buffers,
+    in_place, unplanned, positions}` (bytes, each buffer rounded up to 64),
+    and on each view, `paddle.buffer = {id, offset, size, first, last,
+    writer}`, and on each alloc left, `paddle.unplanned = "<reason>"`;
+    `paddle-print-memory-plan` reports it. The CPU pipeline plans with
+    `record-plan=false`, so the lowered module carries no paddle attributes.
+  }];
+  let options = [Option<"recordPlan", "record-plan", "bool", "true",
+                        "Record the plan as attributes in the IR">];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def PrintMemoryPlanPass
+    : Pass<"paddle-print-memory-plan", "::mlir::ModuleOp"> {
+  let summary = "Print the plan of paddle-plan-memory as a table (and JSON).";
+  let description = [{
+    Prints, for each function that `paddle-plan-memory` planned, the bytes
+    all its temporaries would take one after another (naive), the planned
+    workspace, the lower bound (most bytes live at one op), the ratios and
+    the number of planned and unplanned buffers, with the reason each
+    unplanned buffer stays a malloc. With `json=PATH` it also writes the
+    whole plan (every buffer's size, offset, lifetime and writer) as JSON,
+    which `scripts/memory_picture.py` draws. The IR is not changed.
+
+    The pipeline `paddle-memory-report` runs the CPU pipeline up to
+    `paddle-plan-memory` and then this pass:
+    `paddle-opt model.mlir --paddle-memory-report -o /dev/null`.
+  }];
+  let options = [Option<"json", "json", "std::string", "\"\"",
+                        "Also write the plan as JSON to this file">];
+}
+
 #endif // PADDLE_TRANSFORMS_PASSES_TD

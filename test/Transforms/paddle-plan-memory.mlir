@@ -1,0 +1,267 @@
+// RUN: paddle-opt %s --paddle-plan-memory --split-input-file --verify-diagnostics | FileCheck %s
+
+// Buffers whose lifetimes do not meet share an offset; buffers live at the
+// same op never overlap. %a dies before %b is born; %b and %c meet at the
+// copy from %b to %c.
+// CHECK-DAG: func.func private @paddle_workspace_acquire(i64) -> memref<?xi8> attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @paddle_workspace_release(memref<?xi8>) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @disjoint
+// CHECK-SAME: paddle.memory = {buffers = 3 : i64, in_place = 0 : i64, lower_bound = 2048 : i64, naive = 3072 : i64, planned = 2048 : i64, positions = 12 : i64, unplanned = 0 : i64}
+// CHECK: %[[BYTES:.*]] = arith.constant 2048 : i64
+// CHECK: %[[WS:.*]] = call @paddle_workspace_acquire(%[[BYTES]]) : (i64) -> memref<?xi8>
+// CHECK: %[[OA:.*]] = arith.constant 0 : index
+// CHECK: %[[A:.*]] = memref.view %[[WS]][%[[OA]]][] {paddle.buffer = {first = 3 : i64, id = 0 : i64, last = 4 : i64, offset = 0 : i64, size = 1024 : i64, writer = "memref.copy at {{.*}}"}} : memref<?xi8> to memref<16x16xf32>
+// CHECK: %[[OB:.*]] = arith.constant 0 : index
+// CHECK: %[[B:.*]] = memref.view %[[WS]][%[[OB]]][] {paddle.buffer = {first = 5 : i64, id = 1 : i64, last = 6 : i64, offset = 0 : i64, size = 1024
+// CHECK: %[[OC:.*]] = arith.constant 1024 : index
+// CHECK: %[[C:.*]] = memref.view %[[WS]][%[[OC]]][] {paddle.buffer = {first = 6 : i64, id = 2 : i64, last = 7 : i64, offset = 1024 : i64, size = 1024
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.dealloc
+// CHECK: memref.copy %[[C]], %{{.*}}
+// CHECK-NEXT: call @paddle_workspace_release(%[[WS]]) : (memref<?xi8>) -> ()
+// CHECK-NEXT: return
+func.func @disjoint(%in: memref<16x16xf32>, %out: memref<16x16xf32>) {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<16x16xf32>
+  %b = memref.alloc() {alignment = 64 : i64} : memref<16x16xf32>
+  %c = memref.alloc() {alignment = 64 : i64} : memref<16x16xf32>
+  memref.copy %in, %a : memref<16x16xf32> to memref<16x16xf32>
+  memref.copy %a, %out : memref<16x16xf32> to memref<16x16xf32>
+  memref.copy %in, %b : memref<16x16xf32> to memref<16x16xf32>
+  memref.copy %b, %c : memref<16x16xf32> to memref<16x16xf32>
+  memref.copy %c, %out : memref<16x16xf32> to memref<16x16xf32>
+  memref.dealloc %a : memref<16x16xf32>
+  memref.dealloc %b : memref<16x16xf32>
+  memref.dealloc %c : memref<16x16xf32>
+  return
+}
+
+// -----
+
+// Sizes are rounded up to 64 bytes; the largest buffer is placed first and
+// smaller ones fill the gaps next to it.
+// CHECK-LABEL: func.func @offsets
+// CHECK-SAME: lower_bound = 1152 : i64, naive = 1152 : i64, planned = 1152 : i64
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {{{.*}}offset = 1024 : i64, size = 12 : i64{{.*}}}} : memref<?xi8> to memref<3xf32>
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {{{.*}}offset = 0 : i64, size = 1024 : i64{{.*}}}} : memref<?xi8> to memref<256xf32>
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {{{.*}}offset = 1088 : i64, size = 2 : i64{{.*}}}} : memref<?xi8> to memref<2xi1>
+func.func @offsets(%x: memref<3xf32>, %y: memref<256xf32>, %z: memref<2xi1>) {
+  %a = memref.alloc() : memref<3xf32>
+  %b = memref.alloc() : memref<256xf32>
+  %c = memref.alloc() : memref<2xi1>
+  memref.copy %x, %a : memref<3xf32> to memref<3xf32>
+  memref.copy %y, %b : memref<256xf32> to memref<256xf32>
+  memref.copy %z, %c : memref<2xi1> to memref<2xi1>
+  memref.copy %a, %x : memref<3xf32> to memref<3xf32>
+  memref.copy %b, %y : memref<256xf32> to memref<256xf32>
+  memref.copy %c, %z : memref<2xi1> to memref<2xi1>
+  memref.dealloc %a : memref<3xf32>
+  memref.dealloc %b : memref<256xf32>
+  memref.dealloc %c : memref<2xi1>
+  return
+}
+
+// -----
+
+// In place: linalg.exp reads %a[i] only to write %b[i], and %a dies there,
+// so %b takes over %a's memory; then %c does the same with %b (elements of
+// another type but the same size).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @in_place
+// CHECK-SAME: in_place = 2 : i64, lower_bound = 1024 : i64, naive = 3072 : i64, planned = 1024 : i64
+// CHECK: %[[A:.*]] = memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {{{.*}}id = 0 : i64{{.*}}offset = 0 : i64
+// CHECK: %[[B:.*]] = memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {{{.*}}id = 1 : i64, in_place_of = 0 : i64{{.*}}offset = 0 : i64{{.*}}writer = "linalg.exp
+// CHECK: %[[C:.*]] = memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {{{.*}}id = 2 : i64, in_place_of = 1 : i64{{.*}}offset = 0 : i64{{.*}}writer = "linalg.generic
+// CHECK: linalg.exp ins(%[[A]] : memref<16x16xf32>) outs(%[[B]] : memref<16x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : memref<16x16xf32>) outs(%[[C]] : memref<16x16xi32>)
+func.func @in_place(%in: memref<16x16xf32>, %out: memref<16x16xi32>) {
+  %a = memref.alloc() : memref<16x16xf32>
+  %b = memref.alloc() : memref<16x16xf32>
+  %c = memref.alloc() : memref<16x16xi32>
+  memref.copy %in, %a : memref<16x16xf32> to memref<16x16xf32>
+  linalg.exp ins(%a : memref<16x16xf32>) outs(%b : memref<16x16xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : memref<16x16xf32>) outs(%c : memref<16x16xi32>) {
+  ^bb0(%x: f32, %o: i32):
+    %y = arith.fptosi %x : f32 to i32
+    linalg.yield %y : i32
+  }
+  memref.copy %c, %out : memref<16x16xi32> to memref<16x16xi32>
+  memref.dealloc %a : memref<16x16xf32>
+  memref.dealloc %b : memref<16x16xf32>
+  memref.dealloc %c : memref<16x16xi32>
+  return
+}
+
+// -----
+
+// Not in place: %b[i, j] reads %a[j, i], which an earlier iteration may
+// already have overwritten.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @transposed_not_in_place
+// CHECK-SAME: in_place = 0 : i64, lower_bound = 2048 : i64, naive = 2048 : i64, planned = 2048 : i64
+// CHECK-DAG: offset = 0 : i64
+// CHECK-DAG: offset = 1024 : i64
+func.func @transposed_not_in_place(%in: memref<16x16xf32>, %out: memref<16x16xf32>) {
+  %a = memref.alloc() : memref<16x16xf32>
+  %b = memref.alloc() : memref<16x16xf32>
+  memref.copy %in, %a : memref<16x16xf32> to memref<16x16xf32>
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<16x16xf32>) outs(%b : memref<16x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  memref.copy %b, %out : memref<16x16xf32> to memref<16x16xf32>
+  memref.dealloc %a : memref<16x16xf32>
+  memref.dealloc %b : memref<16x16xf32>
+  return
+}
+
+// -----
+
+// Not in place: %a is still read after the op that writes %b; and a
+// reduction reads many elements of %c for each of %d.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @still_live_not_in_place
+// CHECK-SAME: in_place = 0 : i64, lower_bound = 2048 : i64, naive = 2112 : i64, planned = 2048 : i64
+// CHECK: offset = 0 : i64, size = 1024
+// CHECK: offset = 1024 : i64, size = 1024
+func.func @still_live_not_in_place(%in: memref<16x16xf32>, %out: memref<16x16xf32>, %sum: memref<16xf32>) {
+  %a = memref.alloc() : memref<16x16xf32>
+  %b = memref.alloc() : memref<16x16xf32>
+  %d = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16x16xf32> to memref<16x16xf32>
+  linalg.exp ins(%a : memref<16x16xf32>) outs(%b : memref<16x16xf32>)
+  memref.copy %a, %out : memref<16x16xf32> to memref<16x16xf32>
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%b : memref<16x16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %d, %sum : memref<16xf32> to memref<16xf32>
+  memref.dealloc %a : memref<16x16xf32>
+  memref.dealloc %b : memref<16x16xf32>
+  memref.dealloc %d : memref<16xf32>
+  return
+}
+
+// -----
+
+// Buffers that leave the function, directly or through a view, or whose
+// size is only known at run time, stay allocs; so do allocs in nested
+// regions. Nothing is planned here, so no workspace is taken.
+// CHECK-NOT: paddle_workspace_acquire
+// CHECK-LABEL: func.func @unplanned
+// CHECK-SAME: paddle.memory = {buffers = 0 : i64, in_place = 0 : i64, lower_bound = 0 : i64, naive = 0 : i64, planned = 0 : i64, positions = 9 : i64, unplanned = 5 : i64}
+// CHECK: memref.alloc() {paddle.unplanned = "returned"} : memref<16xf32>
+// CHECK: memref.alloc() {paddle.unplanned = "passed to a call: func.call at {{.*}}"} : memref<4x4xf32>
+// CHECK: memref.alloc(%{{.*}}) {paddle.unplanned = "dynamic shape"} : memref<?xf32>
+// CHECK: memref.alloc() {paddle.unplanned = "passed on by a terminator: scf.yield at {{.*}}"} : memref<16xf32>
+// CHECK: memref.alloc() {paddle.unplanned = "not in the function's entry block"} : memref<8xf32>
+func.func private @consume(memref<16xf32>)
+func.func @unplanned(%n: index, %flag: i1) -> (memref<16xf32>, memref<16xf32>) {
+  %r = memref.alloc() : memref<16xf32>
+  %s = memref.alloc() : memref<4x4xf32>
+  %v = memref.collapse_shape %s [[0, 1]] : memref<4x4xf32> into memref<16xf32>
+  func.call @consume(%v) : (memref<16xf32>) -> ()
+  %d = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %d : memref<?xf32>
+  %y = memref.alloc() : memref<16xf32>
+  %z = scf.if %flag -> memref<16xf32> {
+    %inner = memref.alloc() : memref<8xf32>
+    memref.dealloc %inner : memref<8xf32>
+    scf.yield %y : memref<16xf32>
+  } else {
+    scf.yield %y : memref<16xf32>
+  }
+  return %r, %z : memref<16xf32>, memref<16xf32>
+}
+
+// -----
+
+// A use inside a loop counts at the loop: %a and %b, both used in the same
+// loop, are live together there. Views count as uses of their source.
+// CHECK-LABEL: func.func @nested_regions
+// CHECK-SAME: lower_bound = 2048 : i64, naive = 2048 : i64, planned = 2048 : i64
+// CHECK: memref.view {{.*}}first = 4 : i64, id = 0 : i64, last = 6 : i64, offset = 0 : i64
+// CHECK: memref.view {{.*}}first = 6 : i64, id = 1 : i64, last = 7 : i64, offset = 1024 : i64
+// CHECK: %[[SUB:.*]] = memref.subview
+// CHECK: scf.for
+// CHECK: memref.copy %[[SUB]]
+func.func @nested_regions(%in: memref<16x16xf32>, %out: memref<16x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<16x16xf32>
+  %b = memref.alloc() : memref<16x16xf32>
+  memref.copy %in, %a : memref<16x16xf32> to memref<16x16xf32>
+  %sub = memref.subview %a[0, 0] [16, 16] [1, 1] : memref<16x16xf32> to memref<16x16xf32, strided<[16, 1]>>
+  scf.for %i = %c0 to %n step %c1 {
+    memref.copy %sub, %b : memref<16x16xf32, strided<[16, 1]>> to memref<16x16xf32>
+  }
+  memref.copy %b, %out : memref<16x16xf32> to memref<16x16xf32>
+  memref.dealloc %a : memref<16x16xf32>
+  memref.dealloc %b : memref<16x16xf32>
+  return
+}
+
+// -----
+
+// Calls to other functions are fine as long as no planned buffer is passed;
+// the workspace is given back before every return.
+// CHECK-LABEL: func.func @calls_and_returns
+// CHECK: %[[WS:.*]] = call @paddle_workspace_acquire
+// CHECK: call @callee(%{{.*}}) : (memref<16xf32>) -> ()
+// CHECK: cf.cond_br
+// CHECK: call @paddle_workspace_release(%[[WS]])
+// CHECK-NEXT: return
+// CHECK: call @paddle_workspace_release(%[[WS]])
+// CHECK-NEXT: return
+func.func private @callee(memref<16xf32>)
+func.func @calls_and_returns(%x: memref<16xf32>, %flag: i1) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+  func.call @callee(%x) : (memref<16xf32>) -> ()
+  memref.copy %a, %x : memref<16xf32> to memref<16xf32>
+  memref.dealloc %a : memref<16xf32>
+  cf.cond_br %flag, ^bb1, ^bb2
+^bb1:
+  return
+^bb2:
+  return
+}
+
+// -----
+
+// The runtime's names are reserved.
+// expected-error @+1 {{'paddle_workspace_acquire' is reserved for the runtime: expected an external declaration of type '(i64) -> memref<?xi8>'}}
+func.func @paddle_workspace_acquire(%n: i64) -> memref<?xi8> {
+  %m = memref.alloc() : memref<64xi8>
+  %c = memref.cast %m : memref<64xi8> to memref<?xi8>
+  return %c : memref<?xi8>
+}
+func.func @user(%x: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+  memref.dealloc %a : memref<16xf32>
+  return
+}
+
+// -----
+
+// The lowered deallocation only compares addresses: that is no use, so %a
+// is still planned and dead by the time %b is born.
+// CHECK-LABEL: func.func @address_compare
+// CHECK-SAME: lower_bound = 64 : i64, naive = 128 : i64, planned = 64 : i64
+// CHECK: memref.extract_aligned_pointer_as_index
+func.func @address_compare(%x: memref<16xf32>) -> index {
+  %a = memref.alloc() : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+  memref.copy %x, %b : memref<16xf32> to memref<16xf32>
+  %p = memref.extract_aligned_pointer_as_index %a : memref<16xf32> -> index
+  memref.dealloc %a : memref<16xf32>
+  memref.dealloc %b : memref<16xf32>
+  return %p : index
+}
