@@ -262,3 +262,39 @@ def test_aot_trace_and_memory_limit(tmp_path, rng, emit):
         bad = subprocess.run(cmd + ["--memory-limit", "2Q"],
                              capture_output=True, text=True, timeout=300)
         assert bad.returncode == 1 and "not a byte count" in bad.stderr
+
+
+PLANNED = """
+func.func @f(%x: tensor<64x64xf32>) -> tensor<64xf32> {
+  %a = paddle.exp %x : tensor<64x64xf32> -> tensor<64x64xf32>
+  %b = paddle.matmul %a, %a : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %c = paddle.tanh %b : tensor<64x64xf32> -> tensor<64x64xf32>
+  %d = paddle.matmul %c, %a : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %s = paddle.reduce_sum %d axes = [1] : tensor<64x64xf32> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("source", ["jit", "so"])
+def test_workspace_limit_and_concurrency(tmp_path, rng, source):
+    """The planned temporaries (48 KiB of workspace) count against the
+    session's memory limit; concurrent calls each get their own workspace
+    and agree bit for bit; results match numpy."""
+    src = tmp_path / "planned.mlir"
+    src.write_text(PLANNED)
+    module = src if source == "jit" else compile_so(tmp_path, src, "planned.so")
+    x = (rng.random((64, 64)) * 0.01).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    small = run(module, "--input", tmp_path / "x.npy", "--memory-limit", "20K")
+    assert small.returncode == 1
+    assert "f: cannot allocate a workspace of 49152 bytes" in small.stderr
+    assert "limit 20480 bytes" in small.stderr
+    ok = run(module, "--input", tmp_path / "x.npy", "--memory-limit", "200K",
+             "--concurrency", 4, "--output-dir", tmp_path / "out")
+    assert ok.returncode == 0, ok.stderr
+    x64 = x.astype(np.float64)
+    a = np.exp(x64)
+    expect = (np.tanh(a @ a) @ a).sum(axis=1)
+    np.testing.assert_allclose(np.load(tmp_path / "out" / "f_0.npy"), expect,
+                               rtol=1e-5)
