@@ -8,7 +8,8 @@ CLANG=/usr/lib/llvm-22/bin/clang++
 OUT=${PADDLE_SANITIZE_DIR:-build/sanitize}
 mkdir -p "$OUT"
 "$CLANG" -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-  -fno-omit-frame-pointer -Iruntime/include \
+  -fno-omit-frame-pointer -Iruntime/include -Iruntime/src \
   runtime/src/*.cpp unittests/RuntimeTest.cpp unittests/NpyTest.cpp \
+  unittests/ThreadPoolTest.cpp unittests/AsyncRuntimeTest.cpp \
   -lgtest -lgtest_main -pthread -o "$OUT/runtime-tests"
 ASAN_OPTIONS=detect_leaks=1 "$OUT/runtime-tests" --gtest_brief=1

@@ -1,7 +1,7 @@
 //===- paddle-run.cpp - JIT-compile a paddle module and run it ------------===//
 //
 //   paddle-run FILE.mlir [--function F] --input a.npy ... [--output-dir D]
-//              [--bench N]
+//              [--bench N] [--threads N]
 //
 // Compiles FILE with paddle-cpu-pipeline, reads the inputs, calls the
 // function through the runtime and writes each result as D/<F>_<i>.npy (or
@@ -50,6 +50,11 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     benchRuns("bench", cl::desc("Run N more times and print median and min ms"),
               cl::init(0));
+// libMLIR already registers a hidden cl::opt named "threads", so --threads
+// is taken out of argv before LLVM parses it (see takeThreadsFlag).
+static cl::extrahelp
+    threadsHelp("\n  --threads N  Threads for parallel loops (default: "
+                "PADDLE_NUM_THREADS, else the number of cores)\n");
 
 namespace {
 
@@ -109,10 +114,56 @@ void printTensor(const paddle_tensor_t &t, unsigned index) {
   llvm::outs() << "}\n";
 }
 
+/// Removes `--threads N` / `--threads=N` (or one dash) from argv and sets
+/// the runtime's thread count; returns false after printing an error.
+bool takeThreadsFlag(int &argc, char **argv) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--") {
+      while (i < argc)
+        argv[out++] = argv[i++];
+      break;
+    }
+    llvm::StringRef flag = arg.starts_with("--")  ? arg.drop_front(2)
+                           : arg.starts_with("-") ? arg.drop_front(1)
+                                                  : llvm::StringRef();
+    std::string value;
+    if (flag == "threads") {
+      if (i + 1 >= argc) {
+        fail("--threads expects a count");
+        return false;
+      }
+      value = argv[++i];
+    } else if (flag.consume_front("threads=")) {
+      value = flag.str();
+    } else {
+      argv[out++] = argv[i];
+      continue;
+    }
+    int n = 0;
+    if (llvm::StringRef(value).getAsInteger(10, n) || n < 1) {
+      fail("--threads expects a count of at least 1, got '" + value + "'");
+      return false;
+    }
+    if (paddle_status_t s = paddle_set_num_threads(n)) {
+      std::string m = paddle_status_message(s);
+      paddle_status_free(s);
+      fail("--threads: " + m);
+      return false;
+    }
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (!takeThreadsFlag(argc, argv))
+    return 1;
   cl::ParseCommandLineOptions(argc, argv,
                               "paddle-run: JIT-compile and run a paddle "
                               "module on the CPU\n");

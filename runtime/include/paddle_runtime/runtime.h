@@ -147,6 +147,34 @@ typedef struct paddle_runtime_symbol {
 /* Every such function; `*count` receives the number of entries. */
 const paddle_runtime_symbol_t *paddle_runtime_symbols(int32_t *count);
 
+/*===--- Threads ----------------------------------------------------------===*/
+
+/* Compiled code runs the parallel loops of each op (elementwise ops, the
+ * parallel dims of reductions and matmuls) on a pool of worker threads; the
+ * calling thread runs one block of each loop itself and then waits for the
+ * rest. Loops with fewer iterations than the pipeline's minimum task size run
+ * serially on the calling thread. The async ABI the compiled code uses is in
+ * paddle_runtime/async.h.
+ *
+ * The number of threads is, in this order: the last paddle_set_num_threads,
+ * the environment variable PADDLE_NUM_THREADS, or
+ * std::thread::hardware_concurrency(). With 1 thread nothing is started and
+ * everything runs on the calling thread. Results do not depend on the
+ * number of threads: every output element, and every reduction along a
+ * parallel dim, is computed by one thread in the same order.
+ *
+ * Run-time checks (paddle_runtime_fail) are evaluated outside the parallel
+ * loops, on the thread that called paddle_invoke. Should paddle_runtime_fail
+ * ever be called on a worker thread, it prints the message and aborts (it
+ * cannot unwind to a paddle_invoke on another thread). */
+
+/* Sets the number of threads (1 to 4096; PADDLE_INVALID_ARGUMENT otherwise,
+ * or when called on a worker thread). Call it while no compiled function
+ * runs: it waits for the old workers to finish their queued work. */
+paddle_status_t paddle_set_num_threads(int32_t n);
+/* The number of threads compiled code uses (see above). */
+int32_t paddle_get_num_threads(void);
+
 /*===--- Compiled modules -------------------------------------------------===*/
 
 /* A function exported by a module compiled ahead of time. */

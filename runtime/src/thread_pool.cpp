@@ -1,0 +1,75 @@
+//===- thread_pool.cpp - worker threads for parallel compiled code --------===//
+
+#include "thread_pool.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace paddle_runtime;
+
+namespace {
+thread_local ThreadPool *currentPool = nullptr;
+} // namespace
+
+ThreadPool::ThreadPool(int32_t numWorkers) {
+  workers.reserve(numWorkers > 0 ? numWorkers : 1);
+  for (int32_t i = 0; i < (numWorkers > 0 ? numWorkers : 1); ++i)
+    workers.emplace_back([this] { workerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  if (currentPool == this) {
+    // Joining itself would hang forever; this is a bug in the caller.
+    fprintf(stderr, "paddle runtime error: a thread pool was destroyed by "
+                    "one of its own workers\n");
+    abort();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  wakeUp.notify_all();
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
+ThreadPool *ThreadPool::current() { return currentPool; }
+
+void ThreadPool::submit(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    queue.push_back(std::move(task));
+  }
+  wakeUp.notify_one();
+}
+
+bool ThreadPool::runOneTask() {
+  std::function<void()> task;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (queue.empty())
+      return false;
+    task = std::move(queue.front());
+    queue.pop_front();
+  }
+  task();
+  return true;
+}
+
+void ThreadPool::workerLoop() {
+  currentPool = this;
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      // Stop only once the queue is drained: a queued task may be the one
+      // that completes a token somebody waits for.
+      wakeUp.wait(lock, [this] { return stopping || !queue.empty(); });
+      if (queue.empty())
+        return;
+      task = std::move(queue.front());
+      queue.pop_front();
+    }
+    task();
+  }
+}
