@@ -256,6 +256,22 @@ TEST_P(AsyncRuntime, ExecuteRunsInlineOnlyWithOneThread) {
   EXPECT_EQ(paddle_async_num_worker_threads(), GetParam());
 }
 
+TEST_P(AsyncRuntime, WaitIdleWaitsForTasksPastTheirToken) {
+  // A coroutine goes on (frees its frame, returns) after completing the
+  // token its caller awaits; code must not be unloaded before it returns.
+  std::atomic<bool> returned{false};
+  paddle_async_token_t *token = paddle_async_create_token();
+  execute([&, token] {
+    paddle_async_emplace_token(token);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    returned = true;
+  });
+  paddle_async_await_token(token);
+  paddle_async_drop_ref(token, 1);
+  paddle_async_wait_idle();
+  EXPECT_TRUE(returned.load());
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, AsyncRuntime, ::testing::Values(1, 2, 4),
                          [](const auto &info) {
                            return std::to_string(info.param);

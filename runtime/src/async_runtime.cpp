@@ -85,7 +85,7 @@ constexpr int32_t kMaxThreads = 4096;
 
 std::mutex configMutex;
 int32_t numThreads = 0; // 0: not decided yet.
-std::unique_ptr<ThreadPool> pool;
+std::shared_ptr<ThreadPool> pool;
 
 int32_t defaultNumThreads() {
   if (const char *env = getenv("PADDLE_NUM_THREADS")) {
@@ -117,7 +117,7 @@ void run(std::function<void()> task) {
       // The calling thread runs its share of every parallel loop and then
       // waits, so n threads of work need n workers.
       if (!pool)
-        pool = std::make_unique<ThreadPool>(n);
+        pool = std::make_shared<ThreadPool>(n);
       pool->submit(std::move(task));
       return;
     }
@@ -339,6 +339,18 @@ extern "C" int64_t paddle_async_num_worker_threads(void) {
   return paddle_get_num_threads();
 }
 
+extern "C" void paddle_async_wait_idle(void) {
+  if (ThreadPool::current())
+    fatal("paddle_async_wait_idle called from a worker thread");
+  std::shared_ptr<ThreadPool> current;
+  {
+    std::lock_guard<std::mutex> lock(configMutex);
+    current = pool;
+  }
+  if (current)
+    current->waitIdle();
+}
+
 extern "C" int64_t paddle_async_live_objects(void) {
   return liveObjects.load();
 }
@@ -354,7 +366,7 @@ extern "C" paddle_status_t paddle_set_num_threads(int32_t n) {
     return paddle_status_create(
         PADDLE_INVALID_ARGUMENT,
         "paddle_set_num_threads called from a worker thread");
-  std::unique_ptr<ThreadPool> old;
+  std::shared_ptr<ThreadPool> old;
   {
     std::lock_guard<std::mutex> lock(configMutex);
     numThreads = n;

@@ -39,8 +39,25 @@ void ThreadPool::submit(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     queue.push_back(std::move(task));
+    ++unfinished;
   }
   wakeUp.notify_one();
+}
+
+void ThreadPool::finished() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (--unfinished == 0)
+    idle.notify_all();
+}
+
+void ThreadPool::waitIdle() {
+  if (currentPool == this) {
+    fprintf(stderr, "paddle runtime error: a thread pool worker waited for "
+                    "its own pool to be idle\n");
+    abort();
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  idle.wait(lock, [this] { return unfinished == 0; });
 }
 
 bool ThreadPool::runOneTask() {
@@ -53,6 +70,8 @@ bool ThreadPool::runOneTask() {
     queue.pop_front();
   }
   task();
+  task = nullptr;
+  finished();
   return true;
 }
 
@@ -71,5 +90,7 @@ void ThreadPool::workerLoop() {
       queue.pop_front();
     }
     task();
+    task = nullptr;
+    finished();
   }
 }

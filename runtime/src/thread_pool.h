@@ -39,6 +39,10 @@ public:
   /// that nested waits cannot leave every worker blocked on queued work.
   bool runOneTask();
 
+  /// Waits until every submitted task has returned (including tasks those
+  /// submit). Must not run on one of this pool's workers.
+  void waitIdle();
+
   int32_t numWorkers() const { return static_cast<int32_t>(workers.size()); }
 
   /// The pool whose worker is the calling thread, or null.
@@ -46,10 +50,14 @@ public:
 
 private:
   void workerLoop();
+  void finished();
 
   std::mutex mutex;
   std::condition_variable wakeUp;
+  std::condition_variable idle;
   std::deque<std::function<void()>> queue;
+  /// Tasks submitted and not yet returned (queued or running).
+  int64_t unfinished = 0;
   bool stopping = false;
   std::vector<std::thread> workers;
 };

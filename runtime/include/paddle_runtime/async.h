@@ -83,6 +83,12 @@ void paddle_async_await_all_in_group_and_execute(paddle_async_group_t *group,
 /* How many ways compiled code splits a parallel loop: the thread count. */
 int64_t paddle_async_num_worker_threads(void);
 
+/* Waits until every task on the thread pool has returned. A worker may
+ * still be leaving a coroutine (freeing its frame) after it completed the
+ * token the caller waited for: whoever unloads compiled code (the JIT's
+ * JitModule, a dlclose) calls this first. Not on a worker thread. */
+void paddle_async_wait_idle(void);
+
 /* Tokens, values and groups alive now (for leak tests). */
 int64_t paddle_async_live_objects(void);
 
