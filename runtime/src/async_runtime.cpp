@@ -67,6 +67,12 @@ void waitUntil(std::unique_lock<std::mutex> &lock, std::condition_variable &cv,
                Ready ready) {
   ThreadPool *pool = ThreadPool::current();
   if (!pool) {
+    if (ready())
+      return;
+    // The state the predicates read is atomic: poll without the lock.
+    lock.unlock();
+    paddle_runtime::spinUntil(ready);
+    lock.lock();
     cv.wait(lock, ready);
     return;
   }

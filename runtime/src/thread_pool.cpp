@@ -28,6 +28,7 @@ ThreadPool::~ThreadPool() {
     std::lock_guard<std::mutex> lock(mutex);
     stopping = true;
   }
+  // Spinning workers see `stopping` only once they sleep: wake them all.
   wakeUp.notify_all();
   for (std::thread &worker : workers)
     worker.join();
@@ -39,7 +40,10 @@ void ThreadPool::submit(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     queue.push_back(std::move(task));
+    ++queued;
     ++unfinished;
+    if (sleeping == 0)
+      return; // Every worker is busy or spinning and will find it.
   }
   wakeUp.notify_one();
 }
@@ -68,6 +72,7 @@ bool ThreadPool::runOneTask() {
       return false;
     task = std::move(queue.front());
     queue.pop_front();
+    --queued;
   }
   task();
   task = nullptr;
@@ -79,15 +84,22 @@ void ThreadPool::workerLoop() {
   currentPool = this;
   for (;;) {
     std::function<void()> task;
+    // Parallel loops come in bursts (one per op): look for the next task a
+    // little while before sleeping, which saves a futex wake-up and a
+    // context switch per task.
+    spinUntil([this] { return queued.load(std::memory_order_relaxed) > 0; });
     {
       std::unique_lock<std::mutex> lock(mutex);
       // Stop only once the queue is drained: a queued task may be the one
       // that completes a token somebody waits for.
+      ++sleeping;
       wakeUp.wait(lock, [this] { return stopping || !queue.empty(); });
+      --sleeping;
       if (queue.empty())
         return;
       task = std::move(queue.front());
       queue.pop_front();
+      --queued;
     }
     task();
     task = nullptr;

@@ -10,6 +10,8 @@
 #ifndef PADDLE_RUNTIME_THREAD_POOL_H
 #define PADDLE_RUNTIME_THREAD_POOL_H
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -19,6 +21,21 @@
 #include <vector>
 
 namespace paddle_runtime {
+
+/// Polls `ready` for up to about 50 microseconds, yielding the core between
+/// polls; returns whether it became true. Waiting threads call it before
+/// they block: a parallel loop's blocks end within microseconds of each
+/// other, and a futex sleep and wake-up costs more than that.
+template <typename Ready> bool spinUntil(Ready ready) {
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  do {
+    if (ready())
+      return true;
+    std::this_thread::yield();
+  } while (std::chrono::steady_clock::now() < deadline);
+  return ready();
+}
 
 class ThreadPool {
 public:
@@ -58,6 +75,10 @@ private:
   std::deque<std::function<void()>> queue;
   /// Tasks submitted and not yet returned (queued or running).
   int64_t unfinished = 0;
+  /// Tasks in `queue`, readable without the lock (for spinning workers).
+  std::atomic<int64_t> queued{0};
+  /// Workers blocked on `wakeUp` (only they need a notification).
+  int32_t sleeping = 0;
   bool stopping = false;
   std::vector<std::thread> workers;
 };

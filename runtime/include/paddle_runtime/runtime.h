@@ -124,7 +124,8 @@ void paddle_runtime_check_failed(const char *message);
 /* Ends the innermost paddle_invoke on this thread, which then returns a
  * status with `code` and `message` (copied). For the runtime functions that
  * compiled code calls (a failed check, an allocation over the limit). Outside
- * paddle_invoke it prints the message and aborts. */
+ * paddle_invoke on this thread, which includes every worker thread of the
+ * thread pool (see "Threads"), it prints the message and aborts. */
 void paddle_runtime_fail(paddle_status_code_t code, const char *message);
 
 /* Copies between two strided views, for compiled code: the implementation
