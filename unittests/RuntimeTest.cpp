@@ -165,6 +165,17 @@ TEST(Invoke, RejectsWrongDtypeAndShape) {
   EXPECT_EQ(out.data, nullptr);
 }
 
+TEST(Tensor, EmptyWithHugeDimsHasZeroElements) {
+  // Found by the .npy fuzzer: huge dims before a zero dim overflowed the
+  // element count (undefined behaviour) instead of giving 0.
+  paddle_tensor_t t{};
+  t.dtype = PADDLE_I1;
+  t.rank = 4;
+  int64_t shape[4] = {4, 6666666666666666660, 5, 0};
+  memcpy(t.shape, shape, sizeof(shape));
+  EXPECT_EQ(paddle_tensor_num_elements(&t), 0);
+}
+
 TEST(Tensor, AllocValidates) {
   paddle_tensor_t t{};
   int64_t bad[1] = {-3};

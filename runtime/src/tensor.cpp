@@ -50,6 +50,12 @@ extern "C" const char *paddle_dtype_name(paddle_dtype_t dtype) {
 }
 
 extern "C" int64_t paddle_tensor_num_elements(const paddle_tensor_t *tensor) {
+  // A zero dim makes the tensor empty whatever the other dims are; checking
+  // first keeps huge dims next to a zero (which paddle_tensor_alloc accepts)
+  // from overflowing the product.
+  for (int32_t i = 0; i < tensor->rank; ++i)
+    if (tensor->shape[i] == 0)
+      return 0;
   int64_t n = 1;
   for (int32_t i = 0; i < tensor->rank; ++i)
     n *= tensor->shape[i];
