@@ -7,6 +7,10 @@ computation in process (median of N). Reports the ratio paddle / numpy
 are noisy; rerun to compare.
 
     .venv/bin/python benchmarks/basic_cpu.py [--runs 50] [--markdown]
+        [--threads 1,2]
+
+With --threads, paddle runs once per thread count (paddle-run --threads N)
+and the table adds the speedup of the last count over the first.
 """
 
 import argparse
@@ -22,13 +26,15 @@ REPO = Path(__file__).resolve().parents[1]
 PADDLE_RUN = REPO / "build" / "bin" / "paddle-run"
 
 
-def paddle_median_ms(text, inputs, runs, tmp):
+def paddle_median_ms(text, inputs, runs, tmp, threads=None):
     module = tmp / "m.mlir"
     module.write_text(text)
     args = []
     for i, x in enumerate(inputs):
         np.save(tmp / f"in{i}.npy", x)
         args += ["--input", str(tmp / f"in{i}.npy")]
+    if threads is not None:
+        args += ["--threads", str(threads)]
     out = subprocess.run([str(PADDLE_RUN), str(module), *args, "--bench", str(runs)],
                          capture_output=True, text=True, check=True).stdout
     return float(out.split("median ")[1].split(" ms")[0])
@@ -89,22 +95,32 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--threads", default="",
+                        help="comma-separated thread counts, e.g. 1,2")
     args = parser.parse_args()
+    counts = [int(t) for t in args.threads.split(",") if t] or [None]
     rng = np.random.default_rng(0)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, text, inputs, fn in workloads(rng):
-            p = paddle_median_ms(text, inputs, args.runs, Path(tmp))
+            ps = [paddle_median_ms(text, inputs, args.runs, Path(tmp), t) for t in counts]
             n = numpy_median_ms(fn, inputs, args.runs)
-            rows.append((name, p, n, p / n))
+            rows.append((name, ps, n))
+    labels = ["paddle-run" if t is None else f"paddle {t} thr" for t in counts]
     if args.markdown:
-        print("| workload | paddle-run median ms | numpy median ms | paddle / numpy |")
-        print("| --- | ---: | ---: | ---: |")
-        for name, p, n, r in rows:
-            print(f"| {name} | {p:.3f} | {n:.3f} | {r:.2f}x |")
+        head = " | ".join(f"{label} median ms" for label in labels)
+        extra = f" | speedup {counts[0]} -> {counts[-1]}" if len(counts) > 1 else ""
+        print(f"| workload | {head} | numpy median ms | paddle / numpy{extra} |")
+        print("| --- |" + " ---: |" * (len(counts) + 2 + (len(counts) > 1)))
+        for name, ps, n in rows:
+            cells = " | ".join(f"{p:.3f}" for p in ps)
+            speed = f" | {ps[0] / ps[-1]:.2f}x" if len(counts) > 1 else ""
+            print(f"| {name} | {cells} | {n:.3f} | {ps[-1] / n:.2f}x{speed} |")
     else:
-        for name, p, n, r in rows:
-            print(f"{name:24s} paddle {p:9.3f} ms   numpy {n:9.3f} ms   ratio {r:6.2f}x")
+        for name, ps, n in rows:
+            cells = "   ".join(f"{label} {p:9.3f} ms" for label, p in zip(labels, ps))
+            speed = f"   speedup {ps[0] / ps[-1]:5.2f}x" if len(counts) > 1 else ""
+            print(f"{name:24s} {cells}   numpy {n:9.3f} ms   ratio {ps[-1] / n:6.2f}x{speed}")
 
 
 if __name__ == "__main__":

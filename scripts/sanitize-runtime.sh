@@ -11,5 +11,6 @@ mkdir -p "$OUT"
   -fno-omit-frame-pointer -Iruntime/include -Iruntime/src \
   runtime/src/*.cpp unittests/RuntimeTest.cpp unittests/NpyTest.cpp \
   unittests/SessionTest.cpp unittests/WeightsTest.cpp unittests/WorkspaceTest.cpp \
+  unittests/ThreadPoolTest.cpp unittests/AsyncRuntimeTest.cpp \
   -lgtest -lgtest_main -pthread -o "$OUT/runtime-tests"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$OUT/runtime-tests" --gtest_brief=1

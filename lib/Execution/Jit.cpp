@@ -2,6 +2,7 @@
 
 #include "paddle/Execution/Jit.h"
 #include "paddle/Pipelines/Pipelines.h"
+#include "paddle_runtime/async.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -19,7 +20,12 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-JitModule::~JitModule() = default;
+JitModule::~JitModule() {
+  // Workers may still be running the tail of a coroutine of this module
+  // (after completing the token its caller awaited): let them leave the
+  // code before it is unmapped.
+  paddle_async_wait_idle();
+}
 
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels) {

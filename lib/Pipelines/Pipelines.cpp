@@ -6,6 +6,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -14,6 +15,22 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+/// How async-parallel-for splits parallel loops.
+static AsyncParallelForPassOptions getParallelForOptions() {
+  AsyncParallelForPassOptions options;
+  // Recursive splitting: the blocks are launched by the workers themselves,
+  // not one by one from the calling thread.
+  options.asyncDispatch = true;
+  // Ask the runtime (paddle_get_num_threads) when the loop runs.
+  options.numWorkerThreads = -1;
+  // Iterations of the parallel dims per block at least: below about this
+  // many elementwise iterations the cost of starting a block (a coroutine
+  // frame, a queue push, a wake-up) exceeds the work. Measured with
+  // benchmarks/basic_cpu.py (docs/performance.md, "Threads").
+  options.minTaskSize = 4096;
+  return options;
+}
 
 void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
@@ -48,15 +65,28 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
 }
 
 void mlir::paddle::buildCpuLlvmLoweringPipeline(OpPassManager &pm) {
-  // Loops -> LLVM dialect.
-  pm.addPass(createConvertLinalgToLoopsPass());
+  // Loops -> LLVM dialect. The parallel dims of each linalg op become one
+  // scf.parallel (reduction dims stay sequential scf.for inside it), which
+  // async-parallel-for splits into blocks that the runtime's thread pool
+  // runs (runtime.h, "Threads"); the block count is asked from the runtime at
+  // run time. Run-time checks sit before the loops, so they stay on the
+  // calling thread.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createAsyncParallelForPass(getParallelForOptions()));
+  pm.addPass(createAsyncToAsyncRuntimePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createAsyncRuntimeRefCountingPass());
+  pm.addPass(createAsyncRuntimeRefCountingOptPass());
   pm.addPass(createLowerRuntimeChecksPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // Async runtime ops -> LLVM coroutines and calls to the runtime's async
+  // ABI; LLVM's CoroSplit (in the JIT's and paddle-compile's optimizer)
+  // lowers the coroutines.
+  pm.addPass(createConvertAsyncToLLVMPass());
   // Allocations go through the runtime (paddle_alloc/paddle_free), which
   // bounds what one call may hold and reports running out of memory.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;

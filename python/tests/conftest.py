@@ -1,3 +1,4 @@
+import os
 import sys
 import zlib
 from pathlib import Path
@@ -21,3 +22,10 @@ def rng(request):
     # A seed per test, stable across runs, so a failure reproduces.
     seed = zlib.crc32(request.node.nodeid.encode())
     return np.random.default_rng(seed)
+
+
+def pytest_sessionstart(session):
+    # Run every execution test on the thread pool with two threads, whatever
+    # this machine's core count (the default); PADDLE_NUM_THREADS=1 in the
+    # environment runs them all on the calling thread instead.
+    os.environ.setdefault("PADDLE_NUM_THREADS", "2")

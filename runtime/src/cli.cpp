@@ -60,8 +60,8 @@ extern "C" int paddle_cli_main(int argc, char **argv,
     const char *v = nullptr;
     if (arg == "--help" || arg == "-h") {
       printf("usage: %s [--function F] --input a.npy ... [--output-dir D] "
-             "[--bench N] [--memory-limit BYTES] [--trace T.json]%s\n"
-             "functions:",
+             "[--bench N] [--threads N] [--memory-limit BYTES] "
+             "[--trace T.json]%s\nfunctions:",
              program, load_weights ? " [--weights W]" : "");
       for (int32_t f = 0; f < count; ++f)
         printf(" %s", functions[f].signature->name);
@@ -92,6 +92,14 @@ extern "C" int paddle_cli_main(int argc, char **argv,
       if (!*v || *end || bench < 0)
         return fail(program,
                     "--bench expects a count, got '" + std::string(v) + "'");
+    } else if (arg == "--threads" && (v = value("--threads"))) {
+      char *end = nullptr;
+      long threads = strtol(v, &end, 10);
+      if (!*v || *end || threads < 1 || threads > INT32_MAX)
+        return fail(program, "--threads expects a count of at least 1, got '" +
+                                 std::string(v) + "'");
+      if (paddle_status_t s = paddle_set_num_threads((int32_t)threads))
+        return fail(program, "--threads: " + takeMessage(s));
     } else
       return fail(program,
                   "unknown or incomplete argument '" + arg + "' (see --help)");

@@ -1,6 +1,7 @@
 //===- executable.cpp - function tables from the JIT or a shared object ---===//
 
 #include "executable.h"
+#include "paddle_runtime/async.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -140,7 +141,12 @@ extern "C" paddle_status_t paddle_executable_load(const char *path,
   paddle_status_t status = paddle_executable_create(
       functions, *count, kernelNames && kernelCount ? kernelNames : nullptr,
       kernelNames && kernelCount ? *kernelCount : 0,
-      [](void *h) { dlclose(h); }, handle, out);
+      [](void *h) {
+        // Workers may still be leaving the library's coroutines.
+        paddle_async_wait_idle();
+        dlclose(h);
+      },
+      handle, out);
   return status ? fail(status) : nullptr;
 }
 

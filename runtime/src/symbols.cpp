@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "paddle_runtime/async.h"
 #include "paddle_runtime/runtime.h"
 #include "workspace.h"
 
@@ -29,6 +30,39 @@ const paddle_runtime_symbol_t kSymbols[] = {
                   _mlir_ciface_paddle_workspace_acquire),
     PADDLE_SYMBOL("_mlir_ciface_paddle_workspace_release",
                   _mlir_ciface_paddle_workspace_release),
+    // The async runtime ABI of parallel loops (mlir/ExecutionEngine/
+    // AsyncRuntime.h; upstream spells GetNumWorkerThreads "Runtim").
+    PADDLE_SYMBOL("mlirAsyncRuntimeAddRef", paddle_async_add_ref),
+    PADDLE_SYMBOL("mlirAsyncRuntimeDropRef", paddle_async_drop_ref),
+    PADDLE_SYMBOL("mlirAsyncRuntimeCreateToken", paddle_async_create_token),
+    PADDLE_SYMBOL("mlirAsyncRuntimeCreateValue", paddle_async_create_value),
+    PADDLE_SYMBOL("mlirAsyncRuntimeCreateGroup", paddle_async_create_group),
+    PADDLE_SYMBOL("mlirAsyncRuntimeAddTokenToGroup",
+                  paddle_async_add_token_to_group),
+    PADDLE_SYMBOL("mlirAsyncRuntimeEmplaceToken", paddle_async_emplace_token),
+    PADDLE_SYMBOL("mlirAsyncRuntimeEmplaceValue", paddle_async_emplace_value),
+    PADDLE_SYMBOL("mlirAsyncRuntimeSetTokenError",
+                  paddle_async_set_token_error),
+    PADDLE_SYMBOL("mlirAsyncRuntimeSetValueError",
+                  paddle_async_set_value_error),
+    PADDLE_SYMBOL("mlirAsyncRuntimeIsTokenError", paddle_async_is_token_error),
+    PADDLE_SYMBOL("mlirAsyncRuntimeIsValueError", paddle_async_is_value_error),
+    PADDLE_SYMBOL("mlirAsyncRuntimeIsGroupError", paddle_async_is_group_error),
+    PADDLE_SYMBOL("mlirAsyncRuntimeAwaitToken", paddle_async_await_token),
+    PADDLE_SYMBOL("mlirAsyncRuntimeAwaitValue", paddle_async_await_value),
+    PADDLE_SYMBOL("mlirAsyncRuntimeAwaitAllInGroup",
+                  paddle_async_await_all_in_group),
+    PADDLE_SYMBOL("mlirAsyncRuntimeGetValueStorage",
+                  paddle_async_get_value_storage),
+    PADDLE_SYMBOL("mlirAsyncRuntimeExecute", paddle_async_execute),
+    PADDLE_SYMBOL("mlirAsyncRuntimeAwaitTokenAndExecute",
+                  paddle_async_await_token_and_execute),
+    PADDLE_SYMBOL("mlirAsyncRuntimeAwaitValueAndExecute",
+                  paddle_async_await_value_and_execute),
+    PADDLE_SYMBOL("mlirAsyncRuntimeAwaitAllInGroupAndExecute",
+                  paddle_async_await_all_in_group_and_execute),
+    PADDLE_SYMBOL("mlirAsyncRuntimGetNumWorkerThreads",
+                  paddle_async_num_worker_threads),
 };
 #undef PADDLE_SYMBOL
 } // namespace

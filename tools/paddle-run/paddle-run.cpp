@@ -1,7 +1,7 @@
 //===- paddle-run.cpp - run a paddle module: JIT or compiled library ------===//
 //
 //   paddle-run FILE(.mlir|.mlirbc|.so) [--function F] --input a.npy ...
-//              [--output-dir D] [--bench N] [--trace T.json]
+//              [--output-dir D] [--bench N] [--threads N] [--trace T.json]
 //              [--memory-limit BYTES] [--concurrency N]
 //
 // Compiles FILE with paddle-cpu-pipeline (or loads a `paddle-compile --emit
@@ -68,6 +68,11 @@ static cl::opt<unsigned> concurrency(
     cl::desc("Also run the function from N threads at once in the same "
              "session and check that every result equals the first run's"),
     cl::init(0));
+// libMLIR already registers a hidden cl::opt named "threads", so --threads
+// is taken out of argv before LLVM parses it (see takeThreadsFlag).
+static cl::extrahelp
+    threadsHelp("\n  --threads N  Threads for parallel loops (default: "
+                "PADDLE_NUM_THREADS, else the number of cores)\n");
 
 namespace {
 
@@ -168,10 +173,56 @@ void printTensor(const paddle_tensor_t &t, unsigned index) {
   llvm::outs() << "}\n";
 }
 
+/// Removes `--threads N` / `--threads=N` (or one dash) from argv and sets
+/// the runtime's thread count; returns false after printing an error.
+bool takeThreadsFlag(int &argc, char **argv) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--") {
+      while (i < argc)
+        argv[out++] = argv[i++];
+      break;
+    }
+    llvm::StringRef flag = arg.starts_with("--")  ? arg.drop_front(2)
+                           : arg.starts_with("-") ? arg.drop_front(1)
+                                                  : llvm::StringRef();
+    std::string value;
+    if (flag == "threads") {
+      if (i + 1 >= argc) {
+        fail("--threads expects a count");
+        return false;
+      }
+      value = argv[++i];
+    } else if (flag.consume_front("threads=")) {
+      value = flag.str();
+    } else {
+      argv[out++] = argv[i];
+      continue;
+    }
+    int n = 0;
+    if (llvm::StringRef(value).getAsInteger(10, n) || n < 1) {
+      fail("--threads expects a count of at least 1, got '" + value + "'");
+      return false;
+    }
+    if (paddle_status_t s = paddle_set_num_threads(n)) {
+      std::string m = paddle_status_message(s);
+      paddle_status_free(s);
+      fail("--threads: " + m);
+      return false;
+    }
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (!takeThreadsFlag(argc, argv))
+    return 1;
   cl::ParseCommandLineOptions(argc, argv,
                               "paddle-run: JIT-compile and run a paddle "
                               "module on the CPU\n");

@@ -131,7 +131,8 @@ void paddle_runtime_check_failed(const char *message);
 /* Ends the innermost paddle_invoke on this thread, which then returns a
  * status with `code` and `message` (copied). For the runtime functions that
  * compiled code calls (a failed check, an allocation over the limit). Outside
- * paddle_invoke it prints the message and aborts. */
+ * paddle_invoke on this thread, which includes every worker thread of the
+ * thread pool (see "Threads"), it prints the message and aborts. */
 void paddle_runtime_fail(paddle_status_code_t code, const char *message);
 
 /* Copies between two strided views, for compiled code: the implementation
@@ -153,6 +154,34 @@ typedef struct paddle_runtime_symbol {
 
 /* Every such function; `*count` receives the number of entries. */
 const paddle_runtime_symbol_t *paddle_runtime_symbols(int32_t *count);
+
+/*===--- Threads ----------------------------------------------------------===*/
+
+/* Compiled code runs the parallel loops of each op (elementwise ops, the
+ * parallel dims of reductions and matmuls) on a pool of worker threads; the
+ * calling thread runs one block of each loop itself and then waits for the
+ * rest. Loops with fewer iterations than the pipeline's minimum task size run
+ * serially on the calling thread. The async ABI the compiled code uses is in
+ * paddle_runtime/async.h.
+ *
+ * The number of threads is, in this order: the last paddle_set_num_threads,
+ * the environment variable PADDLE_NUM_THREADS, or
+ * std::thread::hardware_concurrency(). With 1 thread nothing is started and
+ * everything runs on the calling thread. Results do not depend on the
+ * number of threads: every output element, and every reduction along a
+ * parallel dim, is computed by one thread in the same order.
+ *
+ * Run-time checks (paddle_runtime_fail) are evaluated outside the parallel
+ * loops, on the thread that called paddle_invoke. Should paddle_runtime_fail
+ * ever be called on a worker thread, it prints the message and aborts (it
+ * cannot unwind to a paddle_invoke on another thread). */
+
+/* Sets the number of threads (1 to 4096; PADDLE_INVALID_ARGUMENT otherwise,
+ * or when called on a worker thread). Call it while no compiled function
+ * runs: it waits for the old workers to finish their queued work. */
+paddle_status_t paddle_set_num_threads(int32_t n);
+/* The number of threads compiled code uses (see above). */
+int32_t paddle_get_num_threads(void);
 
 /*===--- Compiled modules -------------------------------------------------===*/
 
