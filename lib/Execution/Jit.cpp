@@ -55,11 +55,7 @@ JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels) {
   }
 
   // Kernel names leave the module before translation to LLVM IR.
-  if (auto names = module->getAttrOfType<ArrayAttr>("paddle.kernel_names")) {
-    for (Attribute name : names)
-      jit->kernelNames_.push_back(cast<StringAttr>(name).str());
-    module->removeAttr("paddle.kernel_names");
-  }
+  jit->kernelNames_ = takeKernelNames(module);
 
   static bool initialized = [] {
     llvm::InitializeNativeTarget();

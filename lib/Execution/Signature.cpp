@@ -84,3 +84,13 @@ mlir::paddle::collectSignatures(ModuleOp module) {
     return makeError("the module has no public function to run");
   return functions;
 }
+
+std::vector<std::string> mlir::paddle::takeKernelNames(ModuleOp module) {
+  std::vector<std::string> names;
+  if (auto attr = module->getAttrOfType<ArrayAttr>("paddle.kernel_names")) {
+    for (Attribute name : attr)
+      names.push_back(cast<StringAttr>(name).str());
+    module->removeAttr("paddle.kernel_names");
+  }
+  return names;
+}

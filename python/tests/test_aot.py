@@ -131,3 +131,24 @@ def test_errors_leave_no_output(tmp_path, case):
     assert message in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         p.name for p in [src] if p.exists() and p.parent == tmp_path)
+
+
+def test_exe_of_a_function_named_main(tmp_path):
+    """An executable's C main and a model function `main` do not clash."""
+    src = tmp_path / "m.mlir"
+    src.write_text("""
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = paddle.neg %x : tensor<3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+""")
+    exe = tmp_path / "model"
+    proc = compile_module(src, exe, "--emit", "exe")
+    assert proc.returncode == 0, proc.stderr
+    x = np.array([1, -2, 3], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    ran = subprocess.run([str(exe), "--input", str(tmp_path / "x.npy"),
+                          "--output-dir", str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "main_0.npy"), -x)

@@ -339,6 +339,10 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
     c += "const paddle_function_signature_t paddle_signature_" + f.name +
          " = {\"" + f.name + "\", " + std::to_string(nIn) + ", " + f.name +
          "_inputs, " + std::to_string(nOut) + ", " + f.name + "_outputs};\n";
+    // Typed entry points are for programs that link a library; an
+    // executable has its own main (and a model function may be `main`).
+    if (withMain)
+      continue;
     c += entryDeclaration(f) + " {\n";
     c += "  paddle_tensor_t in[" + std::to_string(std::max<size_t>(nIn, 1)) +
          "];\n";
@@ -540,12 +544,7 @@ int main(int argc, char **argv) {
   paddle::buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");
-  std::vector<std::string> kernelNames;
-  if (auto names = module->getAttrOfType<ArrayAttr>("paddle.kernel_names")) {
-    for (Attribute name : names)
-      kernelNames.push_back(cast<StringAttr>(name).str());
-    module->removeAttr("paddle.kernel_names");
-  }
+  std::vector<std::string> kernelNames = paddle::takeKernelNames(module);
 
   if (emit == "mlir") {
     if (auto err = writeAtomically(

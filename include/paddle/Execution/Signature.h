@@ -43,6 +43,10 @@ struct FunctionSignature {
 llvm::Expected<std::vector<FunctionSignature>>
 collectSignatures(ModuleOp module);
 
+/// The kernel names paddle-instrument-kernels recorded (by id), removed
+/// from the module so that it translates to LLVM IR; empty without them.
+std::vector<std::string> takeKernelNames(ModuleOp module);
+
 } // namespace mlir::paddle
 
 #endif // PADDLE_EXECUTION_SIGNATURE_H
