@@ -1,6 +1,7 @@
 //===- executable.cpp - function tables from the JIT or a shared object ---===//
 
 #include "executable.h"
+#include "file_io.h"
 #include "paddle_runtime/async.h"
 
 #include <cerrno>
@@ -65,14 +66,8 @@ extern "C" paddle_status_t paddle_executable_load(const char *path,
     if (!f)
       return paddle_status_create(PADDLE_IO_ERROR, "cannot load '%s': %s", path,
                                   strerror(errno));
-    std::vector<unsigned char> bytes;
-    unsigned char chunk[1 << 16];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-      bytes.insert(bytes.end(), chunk, chunk + got);
-    bool readError = ferror(f);
-    fclose(f);
-    if (readError)
+    std::string bytes;
+    if (!paddle::runtime::readAndClose(f, bytes))
       return paddle_status_create(PADDLE_IO_ERROR, "cannot read '%s'", path);
     if (paddle_status_t s =
             paddle_check_shared_object(bytes.data(), bytes.size(), path))

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "file_io.h"
 #include "paddle_runtime/runtime.h"
 
 #include <cerrno>
@@ -181,13 +182,7 @@ extern "C" paddle_status_t paddle_npy_read(const char *path,
     return paddle_status_create(PADDLE_IO_ERROR, "cannot open '%s': %s", path,
                                 strerror(errno));
   std::string bytes;
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), f)) > 0)
-    bytes.append(buffer, n);
-  bool failed = ferror(f);
-  fclose(f);
-  if (failed)
+  if (!paddle::runtime::readAndClose(f, bytes))
     return paddle_status_create(PADDLE_IO_ERROR, "cannot read '%s'", path);
   paddle_status_t s = paddle_npy_parse(bytes.data(), bytes.size(), out);
   if (s) {

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "file_io.h"
 #include "paddle_runtime/runtime.h"
 
 #include <array>
@@ -264,13 +265,7 @@ paddle_weights_load(const char *path, uint64_t expected_fingerprint,
   // The whole image is read first: nothing reaches the slots before the
   // checksum over all of it has been verified.
   std::string bytes;
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), f)) > 0)
-    bytes.append(buffer, n);
-  bool failed = ferror(f);
-  fclose(f);
-  if (failed)
+  if (!paddle::runtime::readAndClose(f, bytes))
     return paddle_status_create(PADDLE_IO_ERROR,
                                 "cannot read weights file '%s'", path);
   std::string source = std::string("weights file '") + path + "'";
