@@ -25,6 +25,15 @@ namespace mlir::paddle {
 struct FunctionSignature {
   std::string name;
   std::vector<paddle_tensor_spec_t> inputs, outputs;
+  /// Donated arguments (`paddle.aliasing_output = N` on the argument): the
+  /// call writes result N of the paddle-level function into argument
+  /// `input`'s buffer and no longer returns it, so `outputs` omits it.
+  /// Sorted by `input`; `output` indexes the paddle-level results.
+  struct Alias {
+    int64_t input;
+    int64_t output;
+  };
+  std::vector<Alias> aliases;
   paddle_function_signature_t signature{};
   paddle_packed_fn_t entry = nullptr;
 
