@@ -249,9 +249,12 @@ struct Executable {
   }
 };
 
-std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel) {
+std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
+                                    int64_t memoryLimit) {
   if (optLevel > 3)
     throw py::value_error("opt_level must be 0, 1, 2 or 3");
+  if (memoryLimit < 0)
+    throw py::value_error("memory_limit must be a byte count >= 0");
   DiagnosticCapture capture(m.ctx());
   // JitModule::create lowers in place: the caller's module stays
   // paddle-level.
@@ -267,6 +270,7 @@ std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel) {
                  llvm::toString(executable.takeError()));
   result->executable = *executable;
   paddle_session_options_t options{};
+  options.memory_limit_bytes = memoryLimit;
   if (paddle_status_t s =
           paddle_session_create(result->executable, &options, &result->session))
     raiseStatus(s, "cannot create a session: ");
@@ -296,6 +300,7 @@ void bindExecution(py::module_ &m) {
         return stats;
       });
   m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,
+        py::arg("memory_limit") = 0,
         "Lowers a clone of `module` with the CPU pipeline and JIT-compiles "
         "it");
   m.def(
