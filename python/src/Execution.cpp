@@ -154,7 +154,13 @@ struct Executable {
     return result;
   }
 
-  py::list run(const std::string &name, const py::sequence &args) {
+  py::list run(const std::string &name, const py::object &inputs) {
+    // An array is a sequence too: iterating it would pass its rows.
+    if (py::isinstance<py::array>(inputs) ||
+        !py::isinstance<py::sequence>(inputs) ||
+        py::isinstance<py::str>(inputs))
+      throw py::type_error("inputs must be a list of arrays");
+    auto args = py::reinterpret_borrow<py::sequence>(inputs);
     int32_t index = find(name);
     const JitFunction &f = (*functions)[index];
     std::string fn = "'" + f.name + "'";

@@ -85,3 +85,17 @@ def test_malformed_ops_for_type_inference(ctx):
     (n,) = fb.op("paddle.neg", [x])
     fb.ret([n])
     m.verify()
+
+
+def test_inputs_must_be_a_list(ctx):
+    m = C.Module(ctx)
+    fb = m.add_function("f", ["tensor<3xf32>", "tensor<3xf32>"])
+    fb.ret(fb.op("paddle.add", fb.args))
+    exe = C.compile(m)
+    pair = np.zeros((2, 3), np.float32)  # would otherwise pass its 2 rows
+    with pytest.raises(TypeError, match="list of arrays"):
+        exe.run("f", pair)
+    with pytest.raises(TypeError, match="list of arrays"):
+        exe.run("f", 3)
+    np.testing.assert_array_equal(exe.run("f", (pair[0], pair[1]))[0],
+                                  np.zeros(3, np.float32))

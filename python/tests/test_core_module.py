@@ -98,3 +98,14 @@ def test_inline_call_from_another_module(ctx, rng):
     a = rng.standard_normal(3).astype(np.float32)
     np.testing.assert_allclose(C.compile(m).run("g", [a])[0], (a + a) * a,
                                rtol=1e-6)
+
+
+def test_our_passes_and_pipelines_are_registered(ctx):
+    m = C.Module.parse(ctx, ADD)
+    m.run_passes("builtin.module(inline,func.func(paddle-convert-paddle-to-linalg),"
+                 "canonicalize,cse)")
+    text = str(m)
+    assert "paddle.add" not in text and "linalg" in text
+    lowered = C.Module.parse(ctx, ADD)
+    lowered.run_passes("paddle-cpu-pipeline")
+    assert "llvm.func" in str(lowered)
