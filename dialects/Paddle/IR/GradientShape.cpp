@@ -44,8 +44,8 @@ static LogicalResult gradientOf(TransposeOp op, GradBuilder &gb,
 
 static LogicalResult gradientOf(SliceOp op, GradBuilder &gb, ArrayRef<Value> rg,
                                 Grads &og) {
-  return push(og, gb.unslice(rg[0], op.getX(), op.getStart(), op.getLimit(),
-                             op.getStride()));
+  return push(og, gb.unslice(rg[0], op.getX().getType(), op.getStart(),
+                             op.getLimit(), op.getStride()));
 }
 
 static LogicalResult gradientOf(ConcatOp op, GradBuilder &gb,

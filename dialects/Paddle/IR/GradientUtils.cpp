@@ -73,6 +73,12 @@ Value GradBuilder::pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
                        b.getDenseI64ArrayAttr(high), b.getFloatAttr(et, value));
 }
 
+Value GradBuilder::indices(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI64Type());
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+}
+
 FailureOr<Value> GradBuilder::reshape(Value x, ArrayRef<int64_t> shape) {
   RankedTensorType xt = tensorType(x);
   if (xt.getShape() == shape)
@@ -172,11 +178,10 @@ FailureOr<Value> GradBuilder::interleaveZeros(Value x,
                SmallVector<int64_t>(limit.size(), 1));
 }
 
-FailureOr<Value> GradBuilder::unslice(Value grad, Value x,
+FailureOr<Value> GradBuilder::unslice(Value grad, RankedTensorType xt,
                                       ArrayRef<int64_t> start,
                                       ArrayRef<int64_t> limit,
                                       ArrayRef<int64_t> stride) {
-  RankedTensorType xt = tensorType(x);
   SmallVector<int64_t> low, high;
   for (int64_t d = 0; d < xt.getRank(); ++d) {
     int64_t n = xt.getDimSize(d);
@@ -190,13 +195,12 @@ FailureOr<Value> GradBuilder::unslice(Value grad, Value x,
       high.push_back(0);
       continue;
     }
-    int64_t s = std::min(start[d], n), l = std::min(limit[d], n);
+    int64_t s = std::min(start[d], n);
     int64_t m = sliceDimSize(start[d], limit[d], stride[d], n);
     if (m == 0)
-      return zerosLike(x);
+      return zeros(xt, nullptr);
     low.push_back(s);
     high.push_back(n - s - ((m - 1) * stride[d] + 1));
-    (void)l;
   }
   FailureOr<Value> spread = interleaveZeros(grad, stride);
   if (failed(spread))

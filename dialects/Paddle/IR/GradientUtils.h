@@ -26,7 +26,7 @@ struct GradBuilder {
   /// A rank-0 constant with the element type of `like` (a tensor value).
   Value scalar(Value like, double value);
   /// Zeros of `type`; dynamic dims take their sizes from the same dims of
-  /// `like` (a value of a compatible shape).
+  /// `like` (a value of a compatible shape; unused for static types).
   Value zeros(RankedTensorType type, Value like);
   Value zerosLike(Value like) {
     return zeros(cast<RankedTensorType>(like.getType()), like);
@@ -54,6 +54,8 @@ struct GradBuilder {
   Value pad(Value x, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
             double value = 0.0);
   Value matmul(Value x, Value y) { return MatmulOp::create(b, loc, x, y); }
+  /// A rank-1 i64 constant.
+  Value indices(ArrayRef<int64_t> values);
 
   /// `paddle.reshape` to `shape`, which may hold at most one dynamic dim
   /// (written as -1); fails otherwise. Returns `x` when it already has it.
@@ -73,10 +75,11 @@ struct GradBuilder {
   FailureOr<Value> expandReduced(Value grad, Value x, ArrayRef<int64_t> axes,
                                  bool keepdims);
   /// Gradient of `paddle.slice`: `grad` placed at the sliced positions of a
-  /// zero tensor shaped like `x`. Strides > 1 interleave zeros by padding a
+  /// zero tensor of type `xType`. Strides > 1 interleave zeros by padding a
   /// new unit dim and folding it back (static sizes only).
-  FailureOr<Value> unslice(Value grad, Value x, ArrayRef<int64_t> start,
-                           ArrayRef<int64_t> limit, ArrayRef<int64_t> stride);
+  FailureOr<Value> unslice(Value grad, RankedTensorType xType,
+                           ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
+                           ArrayRef<int64_t> stride);
   /// `x` with `factor - 1` zeros between neighbours along each dim
   /// (interior padding; the result has `(n - 1) * factor + 1` elements).
   FailureOr<Value> interleaveZeros(Value x, ArrayRef<int64_t> factors);
