@@ -41,11 +41,13 @@ class Case:
     wrt: list = None
     h: float = H
     rtol: float = RTOL
-    second_order: bool = False
+    dynamic: tuple = ()  # dims written as `?` in every type
     types: list = field(default_factory=list)
 
     def __post_init__(self):
-        self.types = [tensor_type(x.shape, x.dtype) for x in self.inputs]
+        self.types = [tensor_type(x.shape, x.dtype, self.dynamic)
+                      for x in self.inputs]
+        self.rtype = tensor_type(self.out_shape, self.out_dtype, self.dynamic)
         if self.wrt is None:
             self.wrt = [i for i, x in enumerate(self.inputs)
                         if x.dtype == np.float64]
@@ -53,13 +55,13 @@ class Case:
 
 def _fmt(text, case):
     subst = {f"T{i}": t for i, t in enumerate(case.types)}
-    subst["R"] = tensor_type(case.out_shape, case.out_dtype)
+    subst["R"] = case.rtype
     return text.format(**subst)
 
 
 def _func_text(case, k):
     args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(case.types))
-    rtype = tensor_type(case.out_shape, case.out_dtype)
+    rtype = case.rtype
     lines = [f"func.func private @f{k}({args}) -> {rtype} {{"]
     lines += ["  " + line for line in _fmt(case.body, case).strip().splitlines()]
     lines += [f"  return %r : {rtype}", "}"]
@@ -172,7 +174,7 @@ def run_checks(tmp_path, checks):
 def first_order(cases, rng):
     checks = []
     for k, case in enumerate(cases):
-        rtype = tensor_type(case.out_shape, case.out_dtype)
+        rtype = case.rtype
         ct = rng.standard_normal(case.out_shape)
         check = _Check(case.name, f"f{k}", case.types, [rtype], case.wrt,
                        case.inputs, [ct], rng, case.h, case.rtol)
@@ -185,7 +187,7 @@ def second_order(cases, rng):
     with respect to the same args: a request on a request."""
     checks = []
     for k, case in enumerate(cases):
-        rtype = tensor_type(case.out_shape, case.out_dtype)
+        rtype = case.rtype
         ct = rng.standard_normal(case.out_shape)
         first = _Check(case.name, f"f{k}", case.types, [rtype], case.wrt,
                        case.inputs, [ct], rng, case.h, case.rtol)
@@ -503,6 +505,30 @@ def test_shape_ops(tmp_path):
 def test_normalization(tmp_path):
     rng = np.random.default_rng(6)
     assert_checks(tmp_path, first_order(normalization_cases(rng), rng))
+
+
+def dynamic_cases(rng):
+    """Rules that work on dynamic dims (the leading dim is `?`)."""
+    n, d = (int(v) for v in rng.integers(2, 5, size=2))
+    x, y = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+    dyn = dict(dynamic=(0,))
+    return [
+        Case("dynamic tanh + mul", "%t = paddle.tanh %a0 : {T0} -> {R}\n"
+             "%r = paddle.mul %t, %a1 : {R}, {T1} -> {R}", [x, y], (n, d), **dyn),
+        Case("dynamic softmax", "%r = paddle.softmax %a0 axis = -1 : {T0} -> {R}",
+             [x], (n, d), **dyn),
+        Case("dynamic layer_norm", "%r = paddle.layer_norm %a0 axes = [-1] : {T0} -> {R}",
+             [x], (n, d), **dyn),
+        # An argument the result does not depend on gets zeros of its
+        # dynamic shape.
+        Case("dynamic unused argument", "%r = paddle.exp %a0 : {T0} -> {R}",
+             [x, y], (n, d), **dyn),
+    ]
+
+
+def test_dynamic_shapes(tmp_path):
+    rng = np.random.default_rng(9)
+    assert_checks(tmp_path, first_order(dynamic_cases(rng), rng))
 
 
 def test_nn(tmp_path):
