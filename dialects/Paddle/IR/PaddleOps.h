@@ -17,6 +17,7 @@
 
 #include "dialects/Paddle/IR/PaddleDialect.h.inc"
 #include "dialects/Paddle/IR/PaddleEnums.h.inc"
+#include "dialects/Paddle/IR/PaddleInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Paddle/IR/PaddleAttrs.h.inc"

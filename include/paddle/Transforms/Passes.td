@@ -138,6 +138,44 @@ def PrintMemoryPlanPass
                         "Also write the plan as JSON to this file">];
 }
 
+def AutodiffPass : Pass<"paddle-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Build reverse-mode gradient (VJP) functions on request.";
+  let description = [{
+    A request is a private function declaration carrying `paddle.vjp_of`
+    (the function to differentiate, `@f`) and `paddle.wrt` (the indices of
+    the arguments of `@f` to differentiate with respect to). Its type is
+    `@f`'s arguments followed by one cotangent per result of `@f` (same
+    types), returning `@f`'s results followed by one gradient per `wrt`
+    argument (the argument's type). The pass gives each request a body: the
+    computation of `@f`, cloned, followed by the reverse sweep, where each
+    op's gradient rule (`PaddleGradientOpInterface`) turns the cotangents of
+    its results into gradients of its operands. Gradients of a value used
+    several times are summed; arguments no result depends on get zeros.
+    The request then becomes an ordinary private function; `@f` stays.
+
+    `@f` must be one block of ops without calls (run `--inline` first). Only
+    floating-point tensors are differentiated: integer and boolean values
+    stop gradients, so cotangents of such results are ignored. A request may
+    differentiate another request (grad-of-grad); requests are built in
+    dependency order. Errors name the op and its location, for example an op
+    on the differentiated path that has no gradient rule.
+
+    ```mlir
+    func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+      %y = paddle.tanh %x : tensor<3xf32> -> tensor<3xf32>
+      return %y : tensor<3xf32>
+    }
+    func.func private @f_vjp(tensor<3xf32>, tensor<3xf32>)
+        -> (tensor<3xf32>, tensor<3xf32>)
+        attributes {paddle.vjp_of = @f, paddle.wrt = array<i64: 0>}
+    ```
+    gives `@f_vjp` a body returning `tanh(x)` and `ct * (1 - tanh(x)^2)`.
+  }];
+  let dependentDialects = ["::mlir::paddle::PaddleDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DonateBuffersPass : Pass<"paddle-donate-buffers", "::mlir::ModuleOp"> {
   let summary = "Write results into donated argument buffers.";
   let description = [{
