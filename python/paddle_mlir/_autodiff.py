@@ -161,6 +161,10 @@ def _eager(key, traced):
     return j
 
 
+def _hashable(argnums):
+    return argnums if isinstance(argnums, int) else tuple(argnums)
+
+
 def value_and_grad(fun, argnums=0, has_aux=False):
     """`f(*args) -> (value, grads)` (with has_aux: ((value, aux), grads)).
     The value must be a float scalar; grads match the pytree structure of
@@ -181,7 +185,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         if tracing():
             return traced(*args, **kwargs)
-        return _eager((fun, "vg", argnums, has_aux), traced)(*args, **kwargs)
+        return _eager((fun, "vg", _hashable(argnums), has_aux), traced)(*args, **kwargs)
 
     wrapper.__name__ = "value_and_grad_" + getattr(fun, "__name__", "f")
     wrapper.__wrapped__ = fun
@@ -199,7 +203,7 @@ def grad(fun, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         if tracing():
             return traced(*args, **kwargs)
-        return _eager((fun, "g", argnums, has_aux), traced)(*args, **kwargs)
+        return _eager((fun, "g", _hashable(argnums), has_aux), traced)(*args, **kwargs)
 
     wrapper.__name__ = "grad_" + getattr(fun, "__name__", "f")
     wrapper.__wrapped__ = fun

@@ -225,7 +225,8 @@ class Tracer:
     known when the compiled function runs."""
 
     __slots__ = ("_value", "_trace", "shape", "dtype", "weak")
-    __array_priority__ = 1000  # numpy_array + tracer -> Tracer.__radd__
+    # numpy_array + tracer: numpy defers to Tracer.__radd__ and friends.
+    __array_ufunc__ = None
 
     def __init__(self, value, trace, weak=False):
         self._value = value
