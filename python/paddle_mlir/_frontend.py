@@ -42,13 +42,16 @@ _OPS = [
 for _name in _OPS:
     globals()[_name] = getattr(_ops, _name)
 
+# The array type user code sees inside traces (outside them: numpy arrays).
+Tensor = Tracer
+
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int32, int64, bool_ = _np.int8, _np.int32, _np.int64, _np.bool_
 
 __all__ = _OPS + [
     "jit", "Jitted", "lower", "save", "compile_count",
     "grad", "value_and_grad", "vjp",
-    "Tracer", "ShapeError", "DTypeError", "TracerError",
+    "Tracer", "Tensor", "ShapeError", "DTypeError", "TracerError",
     "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves",
     "tree_structure", "register_pytree_node",
     "float16", "float32", "float64", "int8", "int32", "int64", "bool_",
