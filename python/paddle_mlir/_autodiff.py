@@ -24,7 +24,8 @@ PIPELINE = "builtin.module(inline,paddle-autodiff,canonicalize,cse)"
 class _VjpModule:
     """`fun` traced for some primals, with `f_vjp` built by the pass."""
 
-    def __init__(self, fun, args, kwargs, argnums, has_aux):
+    def __init__(self, fun, args, kwargs, argnums, has_aux,
+                 require_scalar=False):
         leaves, self.in_tree = tree_flatten((list(args), kwargs))
         self.avals = [_aval_of(x, f"argument leaf {i}")
                       for i, x in enumerate(leaves)]
@@ -78,6 +79,11 @@ class _VjpModule:
             fb = m.add_function("f", arg_types, loc=user_location())
             res = fb.inline_call(m, "f_full", fb.args)
             fb.ret(res[:n_out])
+        if require_scalar and (len(self.out_avals) != 1
+                               or self.out_avals[0].shape != ()):
+            shapes = [a.shape for a in self.out_avals]
+            raise shape_error(f"grad needs a function returning one scalar, "
+                              f"got outputs of shapes {shapes}")
         for a in self.out_avals:
             if a.dtype.kind != "f":
                 raise dtype_error(f"grad: the function returns a {a.dtype} "
@@ -172,11 +178,8 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
     def traced(*args, **kwargs):
         single, nums = _norm_argnums(argnums, len(args))
-        vm = _VjpModule(fun, args, kwargs, nums, has_aux)
-        if len(vm.out_avals) != 1 or vm.out_avals[0].shape != ():
-            shapes = [a.shape for a in vm.out_avals]
-            raise shape_error(f"grad needs a function returning one scalar, "
-                              f"got outputs of shapes {shapes}")
+        vm = _VjpModule(fun, args, kwargs, nums, has_aux,
+                        require_scalar=True)
         out, aux = vm.primal()
         one = np.ones((), vm.out_avals[0].dtype)
         grads = vm.grads_tree(vm.pullback([one]), single)

@@ -19,6 +19,19 @@ from ._trace import (DTypeError, Trace, Tracer, TracerError, _NewCapture,
 from ._tree import tree_flatten, tree_unflatten
 
 _stats = {"compiles": 0, "traces": 0}
+# opt_level of jit calls that do not give one: 3 (the CPU pipeline's full
+# optimization) unless set_default_opt_level changed it. 0 compiles about
+# ten times faster, which tests of the IR building use.
+_config = {"opt_level": 3}
+
+
+def set_default_opt_level(level):
+    """Sets the opt_level jit uses when none is given (also for eager ops
+    and grad on concrete arrays); returns the previous one."""
+    if level not in (0, 1, 2, 3):
+        raise ValueError(f"opt_level must be 0..3, got {level!r}")
+    prev, _config["opt_level"] = _config["opt_level"], level
+    return prev
 
 
 def compile_count():
@@ -113,8 +126,9 @@ class Jitted:
     """A function compiled per input signature; see `jit`."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(),
-                 donate_argnums=(), auto_static=False):
+                 donate_argnums=(), auto_static=False, opt_level=None):
         self.fun = fun
+        self.opt_level = opt_level
         self._sig = None
         try:
             self._sig = inspect.signature(fun)
@@ -237,10 +251,14 @@ class Jitted:
 
     def _get(self, args, kwargs):
         dyn, avals, key, _ = self._split(args, kwargs)
+        level = self.opt_level
+        if level is None:
+            level = _config["opt_level"]
+        key = (key, level)
         hit = self._cache.get(key)
         if hit is None:
-            module, dyn, key, out_tree, donated = self._trace(args, kwargs)
-            exe = _core.compile(module)
+            module, _, _, out_tree, donated = self._trace(args, kwargs)
+            exe = _core.compile(module, opt_level=level)
             _stats["compiles"] += 1
             if donated:
                 # The runtime's view wins: inputs it writes results into.
@@ -292,20 +310,55 @@ class Jitted:
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(),
-        donate_argnums=()):
+        donate_argnums=(), opt_level=None):
     """Compiles `fun` per input signature (shapes, dtypes, static args).
 
     Usable as `@jit`, `@jit(static_argnums=...)` or `jit(f, ...)`. Results
     are numpy arrays in the pytree structure `fun` returns.
     `donate_argnums` lets the compiled code write results into the given
     arguments' buffers (they must be writable, C-contiguous arrays).
+    `opt_level` (0..3) defaults to set_default_opt_level's value (3).
     """
     if fun is None:
         return lambda f: Jitted(f, static_argnums, static_argnames,
-                                donate_argnums)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+                                donate_argnums, opt_level=opt_level)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums,
+                  opt_level=opt_level)
 
 
+class ShapeDtype(tuple):
+    """The shape and dtype of a result, as eval_shape gives them."""
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype):
+        return tuple.__new__(cls, (tuple(shape), np.dtype(dtype)))
+
+    shape = property(lambda self: self[0])
+    dtype = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"ShapeDtype(shape={self.shape}, dtype={self.dtype})"
+
+
+def eval_shape(fun, *args, **kwargs):
+    """Traces `fun` without compiling it and returns its results' pytree
+    with a ShapeDtype(shape, dtype) per leaf."""
+    results = []
+
+    def probe(*a, **kw):
+        out = fun(*a, **kw)
+        leaves, tree = tree_flatten(out)
+        results.append((tree, [ShapeDtype(
+            x.shape if isinstance(x, Tracer) else np.shape(x),
+            x.dtype if isinstance(x, Tracer) else np.asarray(x).dtype)
+            for x in leaves]))
+        return out
+
+    j = Jitted(probe)
+    j.name = _sanitize(getattr(fun, "__name__", "f"))
+    j._trace(args, kwargs)
+    tree, shapes = results[-1]
+    return tree_unflatten(tree, shapes)
 def save(fun, *example_args, path="model.mlirbc", **kwargs):
     """Traces `fun` on the example arguments and saves the IR to `path`."""
     f = fun if isinstance(fun, Jitted) else Jitted(fun)

@@ -205,7 +205,13 @@ class Trace:
             res = self.fb.op(name, vals, attributes=attributes or {},
                              result_types=result_types, loc=user_location())
         except _core.MLIRError as e:
-            raise ShapeError(str(e)) from None
+            # The diagnostic holds the location; lead with it as every
+            # frontend error does.
+            msg = str(e)
+            here = where()
+            if not msg.startswith(here):
+                msg = f"{here}: {msg}"
+            raise ShapeError(msg) from None
         return [Tracer(v, self) for v in res]
 
 
