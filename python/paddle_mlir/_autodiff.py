@@ -84,11 +84,9 @@ class _VjpModule:
             shapes = [a.shape for a in self.out_avals]
             raise shape_error(f"grad needs a function returning one scalar, "
                               f"got outputs of shapes {shapes}")
-        for a in self.out_avals:
-            if a.dtype.kind != "f":
-                raise dtype_error(f"grad: the function returns a {a.dtype} "
-                                  "result; differentiated results must be "
-                                  "floats (return integers as aux)")
+        if require_scalar and self.out_avals[0].dtype.kind != "f":
+            raise dtype_error(f"grad needs a float result, got "
+                              f"{self.out_avals[0].dtype}")
         out_types = [a.type for a in self.out_avals]
         wrt_types = [self.avals[i].type for i in self.wrt]
         m.add_declaration("f_vjp", arg_types + out_types,

@@ -152,3 +152,31 @@ def test_donation():
     np.testing.assert_allclose(r, want, rtol=RTOL)
     if "paddle.aliasing_output" in f.lower(x, g):
         assert r is x  # the result was written into the donated buffer
+
+
+def test_saved_bytecode_runs_in_paddle_run(tmp_path):
+    # The AOT hand-off: what pm.save writes, paddle-run executes.
+    import subprocess
+
+    from paddle_testing import PADDLE_RUN
+
+    def predict(x, w):
+        return pm.softmax(x @ w, axis=-1)
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 5)).astype(np.float32)
+    path = tmp_path / "predict.mlirbc"
+    pm.save(predict, x, w, path=str(path))
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "w.npy", w)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(PADDLE_RUN), str(path), "--function", "predict", "--input",
+         str(tmp_path / "x.npy"), "--input", str(tmp_path / "w.npy"),
+         "--output-dir", str(out)], capture_output=True, text=True,
+        timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (res,) = sorted(out.glob("*.npy"))
+    np.testing.assert_allclose(np.load(res), pm.jit(predict)(x, w),
+                               rtol=1e-5, atol=1e-7)
