@@ -29,7 +29,7 @@ _OPS = [
     # shapes and indexing
     "reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis",
     "expand_dims", "squeeze", "broadcast_to", "concatenate", "concat",
-    "stack", "pad", "take", "gather", "scatter_add",
+    "stack", "pad", "take", "gather", "take_along_axis", "scatter_add",
     # linear algebra
     "matmul", "dot", "outer",
     # neural-network pieces

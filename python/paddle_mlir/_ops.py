@@ -777,6 +777,38 @@ gather = take
 
 
 @_auto
+def take_along_axis(x, indices, axis):
+    """numpy.take_along_axis: `result[..., j, ...] = x[..., indices[..., j,
+    ...], ...]` along `axis` (e.g. the log-probability of each label)."""
+    x = _t(x)
+    idx = _index_t(indices)
+    if idx.ndim != x.ndim:
+        raise shape_error(f"take_along_axis: indices of rank {idx.ndim} for "
+                          f"an array of rank {x.ndim}")
+    (ax,) = _axes(axis, x.ndim, "take_along_axis")
+    xt, it = moveaxis(x, ax, -1), moveaxis(idx, ax, -1)
+    lead = tuple(_broadcast_shapes(xt.shape[:-1], it.shape[:-1],
+                                   what="take_along_axis: x and indices"))
+    if lead != xt.shape[:-1]:
+        raise shape_error(f"take_along_axis: indices {idx.shape} do not fit "
+                          f"x {x.shape}")
+    it = broadcast_to(it, lead + it.shape[-1:])
+    n = xt.shape[-1]
+    # Offsets of each row in the flattened array, a constant.
+    base = (np.arange(int(np.prod(lead, dtype=np.int64)), dtype=np.int64)
+            .reshape(lead + (1,)) * n).astype(it.dtype)
+    it = emit1("paddle.add", [_t(base, it.dtype), _broadcast_idx(it, n)])
+    r = take(ravel(xt), it)
+    return moveaxis(r, -1, ax)
+
+
+def _broadcast_idx(it, n):
+    # Negative indices count from the end, as numpy's.
+    neg = less(it, 0)
+    return where(neg, add(it, n), it).astype(it.dtype)
+
+
+@_auto
 def scatter_add(x, indices, updates, axis=0):
     x = _t(x)
     (ax,) = _axes(axis, x.ndim, "scatter_add")

@@ -246,6 +246,9 @@ def test_traced_index_array():
     _close(f(X, idx), X[:, idx])
 
 
+TAKE_IDX = np.array([[[1, 0, 3, -1, 2]], [[0, 0, 0, 0, 0]],
+                     [[3, 2, 1, 0, -4]]])
+
 SHAPE_OPS = {
     "reshape": (lambda x: pm.reshape(x, (5, -1)), lambda x: np.reshape(
         x, (5, -1))),
@@ -275,6 +278,8 @@ SHAPE_OPS = {
              lambda x: np.take(x, np.array([[0, 2]]), axis=1)),
     "take_flat": (lambda x: pm.take(x, np.array([7, 59])),
                   lambda x: np.take(x, np.array([7, 59]))),
+    "take_along": (lambda x: pm.take_along_axis(x, TAKE_IDX, axis=1),
+                   lambda x: np.take_along_axis(x, TAKE_IDX, axis=1)),
     "where": (lambda x: pm.where(x > 0, x, 0.25 * x),
               lambda x: np.where(x > 0, x, 0.25 * x)),
     "where_b": (lambda x: pm.where(x[0] > 0, x, Y),
