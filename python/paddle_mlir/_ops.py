@@ -243,7 +243,11 @@ def square(x):
 
 @_auto
 def reciprocal(x):
-    return divide(1.0 if _dtype(x).kind == "f" else 1, x)
+    if _dtype(x).kind != "f":
+        # numpy's integer reciprocal truncates (1 / 2 == 0); nobody wants it.
+        raise dtype_error(f"reciprocal of {_dtype(x)} is not supported; "
+                          "cast to a float dtype first")
+    return divide(1.0, x)
 
 
 @_auto
