@@ -10,3 +10,7 @@ if _os.environ.get("PADDLE_BUILD_DIR") and not any(
                                   "python_packages", "paddle_mlir"))
 
 from . import _core  # noqa: E402
+
+# -- frontend: NumPy-like functions, jit, grad (python/paddle_mlir/_*.py) -----
+from ._frontend import *  # noqa: E402,F401,F403
+from ._frontend import __all__ as _frontend_all  # noqa: E402
