@@ -12,12 +12,12 @@ from .layers import (GELU, AvgPool2D, BatchNorm2D, Conv2D, CrossEntropyLoss, Dro
                      Embedding, Flatten, Identity, LayerNorm, Linear, LogSoftmax, MaxPool2D,
                      MSELoss, MultiHeadAttention, ReLU, Sigmoid, Softmax, Tanh, manual_seed)
 from .module import Module, ModuleList, Parameter, Sequential, functional_call
-from .train import InferenceFunction, TrainStep
+from .train import InferenceFunction, StepOutput, TrainStep, export
 
 __all__ = [
     "functional", "Module", "ModuleList", "Parameter", "Sequential", "functional_call",
     "Linear", "Conv2D", "MaxPool2D", "AvgPool2D", "BatchNorm2D", "LayerNorm", "Embedding",
     "Dropout", "MultiHeadAttention", "ReLU", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
     "Flatten", "Identity", "CrossEntropyLoss", "MSELoss", "manual_seed", "TrainStep",
-    "InferenceFunction",
+    "InferenceFunction", "StepOutput", "export",
 ]

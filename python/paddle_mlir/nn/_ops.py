@@ -130,11 +130,9 @@ def transpose(x, axes):
 
 def slice_axis(x, axis, start, stop):
     """x[..., start:stop, ...] along `axis` (static bounds)."""
-    if _is_numpy(x):
-        index = [slice(None)] * np.ndim(x)
-        index[axis] = slice(start, stop)
-        return x[tuple(index)]
-    return _pm().slice_axis(x, axis, start, stop)
+    index = [slice(None)] * len(x.shape)
+    index[axis] = slice(start, stop)
+    return x[tuple(index)]
 
 
 def matmul(a, b):
@@ -192,14 +190,14 @@ def _pool_windows(x, kernel, stride, padding, fill):
 
 def max_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
     if not _is_numpy(x):
-        return _pm().max_pool2d(x, kernel=kernel, stride=stride, padding=padding)
+        return _pm().max_pool2d(x, kernel, stride=stride, padding=padding)
     return np.max(np.stack(_pool_windows(x, kernel, stride, padding, -np.inf)), axis=0)
 
 
 def avg_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
     """Padded zeros count in the average (PyTorch count_include_pad=True)."""
     if not _is_numpy(x):
-        return _pm().avg_pool2d(x, kernel=kernel, stride=stride, padding=padding)
+        return _pm().avg_pool2d(x, kernel, stride=stride, padding=padding)
     return np.mean(np.stack(_pool_windows(x, kernel, stride, padding, 0.0)), axis=0)
 
 
@@ -211,7 +209,7 @@ def rng_uniform(seed, shape_, dtype=np.float32):
     """`paddle.rng_uniform` in [0, 1): a pure function of the i64 `seed`
     (a rank-0 array) and of each element's position."""
     if not _is_numpy(seed):
-        return _pm().rng_uniform(seed, tuple(shape_), dtype=dtype)
+        return _pm().random_uniform(seed, tuple(shape_), dtype=dtype)
     with np.errstate(over="ignore"):
         s = np.asarray(seed, np.int64).astype(np.uint64)
         i = np.arange(int(np.prod(shape_, dtype=np.int64)), dtype=np.uint64)
