@@ -136,8 +136,8 @@ def main():
     ap.add_argument("--out", default=None, help="where to write digits.mlirbc (default: a "
                     "temporary folder)")
     args = ap.parse_args()
-    print(f"== training a {args.model.upper()} on sklearn digits (1437 train / 360 test), "
-          "Adam, every step one compiled function")
+    print(f"== training a {args.model.upper()} on sklearn digits (1438 train / 359 test "
+          "images), Adam; each step is one compiled function")
     model, x_test, y_test, acc, seconds = train(args.epochs, kind=args.model)
     print(f"   {model.num_parameters()} parameters, test accuracy {100 * acc:.1f}% "
           f"in {seconds:.1f} s (compiles included)")
