@@ -150,10 +150,56 @@ def take(x, indices, axis=0):
     return _pm().take(x, indices, axis=axis)
 
 
+def pad(x, widths, value=0.0):
+    """Constant padding; `widths` is one (before, after) pair per dim."""
+    if _is_numpy(x):
+        return np.pad(x, widths, constant_values=value)
+    return _pm().pad(x, widths, constant_values=value)
+
+
+def stack(xs, axis=0):
+    if _is_numpy(*xs):
+        return np.stack(xs, axis=axis)
+    return _pm().stack(xs, axis=axis)
+
+
 # --------------------------------------------------------------- nn kernels
+# Traced conv2d and pooling either emit the paddle op (its gradient then
+# needs the op's gradient rule) or, with DECOMPOSE set, the windows as
+# strided slices of the padded input, stacked, followed by a matmul (conv)
+# or a reduction (pooling): ops whose gradients are pad, slice, concat,
+# reshape and matmul again.
+DECOMPOSE = {"conv2d": False, "pool2d": False}
+
+
+def _windows(x, kernel, stride, dilation, padding, fill):
+    """Strided windows of padded NCHW x: a list of kh*kw [N, C, OH, OW]."""
+    n, c, h, w = shape(x)
+    xp = pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])), fill)
+    kh, kw = kernel
+    sh, sw = stride
+    dh, dw = dilation
+    oh = (h + padding[0] + padding[2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + padding[1] + padding[3] - dw * (kw - 1) - 1) // sw + 1
+    return [xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            for i in range(kh) for j in range(kw)], oh, ow
+
+
+def conv2d_decomposed(x, w, stride, padding, dilation, groups):
+    n, c = shape(x)[:2]
+    o, cg, kh, kw = shape(w)
+    wins, oh, ow = _windows(x, (kh, kw), stride, dilation, padding, 0.0)
+    cols = reshape(stack(wins, axis=2), (n, groups, cg * kh * kw, oh * ow))
+    wg = reshape(w, (groups, o // groups, cg * kh * kw))
+    y = matmul(wg, cols)  # [N, G, O/G, OH*OW]
+    return reshape(y, (n, o, oh, ow))
+
+
 def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
     """NCHW / OIHW cross-correlation; padding is [top, left, bottom, right]."""
     if not _is_numpy(x, w):
+        if DECOMPOSE["conv2d"]:
+            return conv2d_decomposed(x, w, stride, padding, dilation, groups)
         return _pm().conv2d(x, w, stride=stride, padding=padding, dilation=dilation,
                             groups=groups)
     n, c, h, wd = x.shape
@@ -189,6 +235,8 @@ def _pool_windows(x, kernel, stride, padding, fill):
 
 
 def max_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
+    if not _is_numpy(x) and DECOMPOSE["pool2d"]:
+        return max(stack(_windows(x, kernel, stride, (1, 1), padding, -np.inf)[0]), axis=0)
     if not _is_numpy(x):
         return _pm().max_pool2d(x, kernel, stride=stride, padding=padding)
     return np.max(np.stack(_pool_windows(x, kernel, stride, padding, -np.inf)), axis=0)
@@ -196,6 +244,8 @@ def max_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
 
 def avg_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
     """Padded zeros count in the average (PyTorch count_include_pad=True)."""
+    if not _is_numpy(x) and DECOMPOSE["pool2d"]:
+        return mean(stack(_windows(x, kernel, stride, (1, 1), padding, 0.0)[0]), axis=0)
     if not _is_numpy(x):
         return _pm().avg_pool2d(x, kernel, stride=stride, padding=padding)
     return np.mean(np.stack(_pool_windows(x, kernel, stride, padding, 0.0)), axis=0)
