@@ -10,7 +10,6 @@ new parameters, optimizer state and buffers into the very numpy arrays the
 module owns (buffer donation), so the module stays the single owner.
 """
 
-from collections import OrderedDict
 
 import numpy as np
 
@@ -25,9 +24,9 @@ class Parameter:
 
 class Module:
     def __init__(self):
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
-        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "training", True)
 
     # ------------------------------------------------------------ attributes
@@ -89,7 +88,7 @@ class Module:
         return [m for _, m in self.named_modules()]
 
     def named_parameters(self):
-        out = OrderedDict()
+        out = dict()
         for prefix, m in self.named_modules():
             for name, p in m._parameters.items():
                 out[f"{prefix}.{name}" if prefix else name] = p
@@ -99,7 +98,7 @@ class Module:
         return list(self.named_parameters().values())
 
     def named_buffers(self):
-        out = OrderedDict()
+        out = dict()
         for prefix, m in self.named_modules():
             for name, b in m._buffers.items():
                 out[f"{prefix}.{name}" if prefix else name] = b
@@ -110,14 +109,14 @@ class Module:
 
     def state_dict(self):
         """Copies of every parameter and buffer, by dotted name."""
-        out = OrderedDict((k, v.copy()) for k, v in self.named_parameters().items())
+        out = dict((k, v.copy()) for k, v in self.named_parameters().items())
         out.update((k, v.copy()) for k, v in self.named_buffers().items())
         return out
 
     def load_state_dict(self, state):
         """Copies `state` into the module's own arrays (in place: compiled
         train steps holding those buffers stay valid)."""
-        own = OrderedDict(self.named_parameters())
+        own = dict(self.named_parameters())
         own.update(self.named_buffers())
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]
@@ -220,7 +219,7 @@ def functional_call(module, params, buffers, args, kwargs=None):
             m, table, name = owners[key]
             getattr(m, table)[name] = value
         out = module(*args, **kwargs)
-        new_buffers = OrderedDict()
+        new_buffers = dict()
         for key in buffers:
             m, table, name = owners[key]
             new_buffers[key] = getattr(m, table)[name]

@@ -12,7 +12,6 @@ compiled train step (pm.nn.TrainStep), where the state arrays are donated
 and updated in place like the parameters.
 """
 
-from collections import OrderedDict
 
 import numpy as np
 
@@ -43,7 +42,7 @@ class Optimizer:
             raise ValueError(f"{type(self).__name__}: lr must be > 0, got {lr}")
         self.params = _as_param_list(params)
         self.lr = float(lr)
-        self.state = OrderedDict()
+        self.state = dict()
         self.state["step"] = np.zeros((), np.int64)
 
     def _per_param(self, kind):
@@ -72,7 +71,7 @@ class Optimizer:
             self.state[k][...] = v
 
     def state_dict(self):
-        return OrderedDict((k, v.copy()) for k, v in self.state.items())
+        return dict((k, v.copy()) for k, v in self.state.items())
 
     def load_state_dict(self, state):
         if set(state) != set(self.state):
@@ -99,7 +98,7 @@ class SGD(Optimizer):
 
     def update(self, params, grads, state):
         lr, mom, wd = self.lr, self.momentum, self.weight_decay
-        new_state = OrderedDict(step=state["step"] + np.int64(1))
+        new_state = dict(step=state["step"] + np.int64(1))
         new_params = []
         for i, (p, g) in enumerate(zip(params, grads)):
             if self.weight_decay:
@@ -109,7 +108,7 @@ class SGD(Optimizer):
                 new_state[f"momentum.{i}"] = buf
                 g = g + mom * buf if self.nesterov else buf
             new_params.append(p - lr * g)
-        return new_params, OrderedDict((k, new_state[k]) for k in state)
+        return new_params, dict((k, new_state[k]) for k in state)
 
 
 class Adam(Optimizer):
@@ -142,7 +141,7 @@ class Adam(Optimizer):
         one = 1.0
         c1 = state["bias_correction1"] * b1 + (one - b1)
         c2 = state["bias_correction2"] * b2 + (one - b2)
-        new_state = OrderedDict(step=state["step"] + np.int64(1), bias_correction1=c1,
+        new_state = dict(step=state["step"] + np.int64(1), bias_correction1=c1,
                                 bias_correction2=c2)
         new_params = []
         for i, (p, g) in enumerate(zip(params, grads)):
@@ -158,7 +157,7 @@ class Adam(Optimizer):
             denom = _ops.sqrt(v / c2) + eps
             new_params.append(p - lr * (m / c1) / denom)
         # Keep the state's order stable (the compiled step's argument order).
-        return new_params, OrderedDict((k, new_state[k]) for k in state)
+        return new_params, dict((k, new_state[k]) for k in state)
 
 
 class AdamW(Adam):
