@@ -9,12 +9,16 @@ on numpy arrays. Both are compared with nn_numpy_reference.
 import numpy as np
 
 MODES = ["eager", "compiled"]
+# conv2d and pooling also as slices + matmul / reductions (_ops.DECOMPOSE).
+KERNEL_MODES = MODES + ["compiled-decomposed"]
 
 
 def forward(mode, model, *inputs):
     """Returns (output(s) as numpy, new buffers dict as numpy)."""
     import paddle_mlir as pm
     from paddle_mlir import nn
+
+    from paddle_mlir.nn import _ops
 
     params = dict(model.named_parameters())
     buffers = dict(model.named_buffers())
@@ -24,7 +28,13 @@ def forward(mode, model, *inputs):
         def f(p, b, xs):
             return nn.functional_call(model, p, b, xs)
 
-        out, new_buffers = pm.jit(f)(params, buffers, tuple(inputs))
+        saved = dict(_ops.DECOMPOSE)
+        if mode == "compiled-decomposed":
+            _ops.DECOMPOSE.update(conv2d=True, pool2d=True)
+        try:
+            out, new_buffers = pm.jit(f)(params, buffers, tuple(inputs))
+        finally:
+            _ops.DECOMPOSE.update(saved)
     if isinstance(out, (tuple, list)):
         out = tuple(np.asarray(o) for o in out)
     else:

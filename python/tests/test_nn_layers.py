@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import nn_numpy_reference as R
-from nn_testing import MODES, assert_close, forward
+from nn_testing import KERNEL_MODES, MODES, assert_close, forward
 from paddle_mlir import nn
 from paddle_mlir.nn import functional as F
 
@@ -37,7 +37,7 @@ def test_linear_init_and_no_bias(rng):
     assert layer.weight.flags.c_contiguous and layer.weight.dtype == np.float32
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", KERNEL_MODES)
 @pytest.mark.parametrize("stride,padding,groups", [(1, 1, 1), (2, 0, 1), (1, 2, 2)])
 def test_conv2d(mode, stride, padding, groups, rng):
     layer = nn.Conv2D(4, 6, 3, stride=stride, padding=padding, groups=groups, rng=rng)
@@ -59,7 +59,7 @@ def test_conv2d(mode, stride, padding, groups, rng):
     assert_close(y, ref, RTOL, ATOL)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", KERNEL_MODES)
 def test_pooling(mode, rng):
     x = f32(rng, 2, 3, 8, 6)
     model = nn.Sequential(nn.MaxPool2D(2))
@@ -69,6 +69,14 @@ def test_pooling(mode, rng):
     y, _ = forward(mode, nn.Sequential(nn.AvgPool2D(2)), x)
     ref = x.reshape(2, 3, 4, 2, 3, 2).mean(axis=(3, 5))
     assert_close(y, ref, RTOL, ATOL)
+    # Overlapping padded windows: padding never wins a max, counts as 0 in
+    # an average (count_include_pad, PyTorch's default).
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=np.nan)
+    wins = np.stack([xp[:, :, i:i + 7:2, j:j + 5:2] for i in range(3) for j in range(3)])
+    y, _ = forward(mode, nn.Sequential(nn.MaxPool2D(3, 2, 1)), x)
+    assert_close(y, np.nanmax(wins, axis=0), 0, 0)
+    y, _ = forward(mode, nn.Sequential(nn.AvgPool2D(3, 2, 1)), x)
+    assert_close(y, np.nansum(wins, axis=0) / 9, RTOL, ATOL)
 
 
 @pytest.mark.parametrize("mode", MODES)
