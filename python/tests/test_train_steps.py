@@ -61,6 +61,7 @@ def run_steps(model, opt, ref_fn, ref_opt, batches):
                                        err_msg=f"{k} after step {i}")
             assert not np.array_equal(v, old[k]), f"{k} did not change in step {i}"
         # Donation: the compiled step wrote into the very same buffers.
+        assert step.donated, "the compiled step does not alias its state arguments"
         assert addresses(model, opt) == before, f"buffers were replaced in step {i}"
     assert int(opt.state["step"]) == len(batches)
     return step

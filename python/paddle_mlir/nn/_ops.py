@@ -14,6 +14,7 @@ docs/generated/PaddleDialect.md (notably `rng_uniform`, bit for bit), so an
 eager run and a compiled run of a model agree.
 """
 
+import contextlib
 import math
 
 import numpy as np
@@ -170,6 +171,24 @@ def stack(xs, axis=0):
 # or a reduction (pooling): ops whose gradients are pad, slice, concat,
 # reshape and matmul again.
 DECOMPOSE = {"conv2d": False, "pool2d": False}
+_KERNEL_OPS = ("paddle.conv2d", "paddle.max_pool2d", "paddle.avg_pool2d")
+
+
+def missing_kernel_gradient(error):
+    """Whether `error` is the autodiff pass lacking a rule for conv2d or a
+    pooling op (then tracing with decomposed_kernels() avoids them)."""
+    text = str(error)
+    return "has no gradient rule" in text and any(op in text for op in _KERNEL_OPS)
+
+
+@contextlib.contextmanager
+def decomposed_kernels():
+    saved = dict(DECOMPOSE)
+    DECOMPOSE.update(conv2d=True, pool2d=True)
+    try:
+        yield
+    finally:
+        DECOMPOSE.update(saved)
 
 
 def _windows(x, kernel, stride, dilation, padding, fill):

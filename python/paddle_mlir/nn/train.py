@@ -14,11 +14,12 @@ code writes the new values into those same buffers and returns only the loss
 and the outputs. Nothing is copied between steps.
 """
 
+import warnings
 from collections import namedtuple
 
 import numpy as np
 
-from . import _frontend
+from . import _frontend, _ops
 from .module import functional_call
 
 StepOutput = namedtuple("StepOutput", ["loss", "outputs"])
@@ -63,6 +64,8 @@ class TrainStep:
         trained = set(self._trained)
         self._frozen = [k for k in named if k not in trained]
         self._cache = {}
+        self.decomposed = False  # conv/pooling traced as slices (no gradient rule)
+        self.donated = None  # whether the latest call updated the state in place
         self.last_module = None  # the paddle-level module of the latest compile
 
     def _key(self, batch):
@@ -95,12 +98,29 @@ class TrainStep:
             return (loss, out, *new_params, *[new_state[k] for k in state_keys], *new_buffers)
 
         example = self._arguments(batch)
-        module = _frontend.trace(step, example, self.name)
+        try:
+            module = _frontend.trace(step, example, self.name)
+        except Exception as e:  # noqa: BLE001 (only a missing rule is retried)
+            if not _ops.missing_kernel_gradient(e):
+                raise
+            # The autodiff pass has no rule for conv2d / pooling in this
+            # build: trace them as slices + matmul / reductions instead.
+            with _ops.decomposed_kernels():
+                module = _frontend.trace(step, example, self.name)
+            self.decomposed = True
         for i in range(n_p + n_s + n_b):
             module.set_arg_attr(self.name, i, "paddle.aliasing_output", f"{2 + i} : i64")
         self.last_module = module
         exe = _frontend.compile(module)
-        return exe, named
+        expected = {i: 2 + i for i in range(n_p + n_s + n_b)}
+        donated = exe.signature(self.name).get("aliases", {}) == expected
+        if not donated:
+            # A pipeline without buffer donation returns every result; the
+            # step still works, copying the new values into the arrays.
+            warnings.warn("TrainStep: the compiled step does not alias its state arguments "
+                          "(no buffer donation in this build); new values are copied back",
+                          RuntimeWarning, stacklevel=3)
+        return exe, donated
 
     def _arguments(self, batch):
         named = self.model.named_parameters()
@@ -113,9 +133,14 @@ class TrainStep:
         key = self._key(batch)
         if key not in self._cache:
             self._cache[key] = self._build(batch)
-        exe, _ = self._cache[key]
-        loss, out = exe.run(self.name, self._arguments(batch))
-        return StepOutput(loss, out)
+        exe, donated = self._cache[key]
+        args = self._arguments(batch)
+        results = exe.run(self.name, args)
+        if not donated:
+            for dst, value in zip(args, results[2:]):
+                dst[...] = value
+        self.donated = donated
+        return StepOutput(results[0], results[1])
 
 
 class InferenceFunction:
