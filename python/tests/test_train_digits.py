@@ -1,5 +1,5 @@
-"""The README demo (examples/train_digits.py) in a reduced form: fewer epochs,
-then the saved .mlirbc through paddle-run and paddle-compile."""
+"""The README demo (examples/train_digits.py) in a reduced form: the MLP for
+fewer epochs, then the saved .mlirbc through paddle-run and paddle-compile."""
 
 import importlib.util
 from pathlib import Path
@@ -18,9 +18,11 @@ def load_demo():
 
 def test_digits_training_and_deployment(tmp_path):
     demo = load_demo()
-    model, x_test, y_test, acc, _ = demo.train(epochs=3, verbose=False)
-    # 3 of the demo's 12 epochs: already far above chance (10%).
-    assert acc > 0.85, f"test accuracy {acc:.3f} after 3 epochs"
+    # The demo's MLP variant (its CNN compiles for about a minute; the CNN
+    # train step is covered by test_train_steps) for 4 of the 12 epochs:
+    # deterministic, 94.7% on this split.
+    model, x_test, y_test, acc, _ = demo.train(epochs=4, kind="mlp", verbose=False)
+    assert acc > 0.92, f"test accuracy {acc:.3f} after 4 epochs"
     expected, jit, aot = demo.deploy(model, x_test, tmp_path, verbose=False)
     assert expected.shape == y_test.shape
     np.testing.assert_array_equal(jit, expected)

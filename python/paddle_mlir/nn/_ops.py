@@ -151,25 +151,15 @@ def take(x, indices, axis=0):
     return _pm().take(x, indices, axis=axis)
 
 
-def pad(x, widths, value=0.0):
-    """Constant padding; `widths` is one (before, after) pair per dim."""
-    if _is_numpy(x):
-        return np.pad(x, widths, constant_values=value)
-    return _pm().pad(x, widths, constant_values=value)
-
-
-def stack(xs, axis=0):
-    if _is_numpy(*xs):
-        return np.stack(xs, axis=axis)
-    return _pm().stack(xs, axis=axis)
-
-
 # --------------------------------------------------------------- nn kernels
 # Traced conv2d and pooling either emit the paddle op (its gradient then
-# needs the op's gradient rule) or, with DECOMPOSE set, the windows as
-# strided slices of the padded input, stacked, followed by a matmul (conv)
-# or a reduction (pooling): ops whose gradients are pad, slice, concat,
-# reshape and matmul again.
+# needs the op's gradient rule) or, with DECOMPOSE set, gather their windows
+# with a matmul by a constant 0/1 "unfold" matrix (im2col as a product),
+# followed by a matmul with the filter (conv) or a reduction (pooling). Their
+# gradients are matmuls, reshapes and reductions again, which every build
+# differentiates and compiles quickly. The unfold matrix has
+# H*W x (kh*kw*OH*OW) entries: meant for small images (the fallback while
+# the autodiff pass has no conv/pooling rules).
 DECOMPOSE = {"conv2d": False, "pool2d": False}
 _KERNEL_OPS = ("paddle.conv2d", "paddle.max_pool2d", "paddle.avg_pool2d")
 
@@ -191,27 +181,62 @@ def decomposed_kernels():
         DECOMPOSE.update(saved)
 
 
-def _windows(x, kernel, stride, dilation, padding, fill):
-    """Strided windows of padded NCHW x: a list of kh*kw [N, C, OH, OW]."""
+_UNFOLD_CACHE = {}
+
+
+def _unfold_matrix(h, w, kernel, stride, dilation, padding):
+    """S [H*W, K*P] with S[y*W + x, k*P + p] = 1 when window element k of
+    output position p reads input (y, x); columns of padded reads are zero.
+    Also returns the mask [K, P] of padded reads, OH and OW."""
+    key = (h, w, tuple(kernel), tuple(stride), tuple(dilation), tuple(padding))
+    if key not in _UNFOLD_CACHE:
+        kh, kw = kernel
+        sh, sw = stride
+        dh, dw = dilation
+        oh = (h + padding[0] + padding[2] - dh * (kh - 1) - 1) // sh + 1
+        ow = (w + padding[1] + padding[3] - dw * (kw - 1) - 1) // sw + 1
+        k_i, k_j, o_y, o_x = np.meshgrid(np.arange(kh), np.arange(kw), np.arange(oh),
+                                         np.arange(ow), indexing="ij")
+        y = (o_y * sh + k_i * dh - padding[0]).reshape(-1)
+        x = (o_x * sw + k_j * dw - padding[1]).reshape(-1)
+        inside = (y >= 0) & (y < h) & (x >= 0) & (x < w)
+        unfold = np.zeros((h * w, kh * kw * oh * ow), np.float32)
+        cols = np.arange(y.size)
+        unfold[(y * w + x)[inside], cols[inside]] = 1.0
+        padded = (~inside).reshape(kh * kw, oh * ow)
+        _UNFOLD_CACHE[key] = (unfold, padded, oh, ow)
+    return _UNFOLD_CACHE[key]
+
+
+def _unfold(x, kernel, stride, dilation, padding):
+    """Windows of NCHW x as [N, C, kh*kw, OH*OW] (padded reads are 0)."""
     n, c, h, w = shape(x)
-    xp = pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])), fill)
-    kh, kw = kernel
-    sh, sw = stride
-    dh, dw = dilation
-    oh = (h + padding[0] + padding[2] - dh * (kh - 1) - 1) // sh + 1
-    ow = (w + padding[1] + padding[3] - dw * (kw - 1) - 1) // sw + 1
-    return [xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
-            for i in range(kh) for j in range(kw)], oh, ow
+    unfold, padded, oh, ow = _unfold_matrix(h, w, kernel, stride, dilation, padding)
+    cols = matmul(reshape(x, (n * c, h * w)), unfold)
+    return reshape(cols, (n, c, kernel[0] * kernel[1], oh * ow)), padded, oh, ow
 
 
 def conv2d_decomposed(x, w, stride, padding, dilation, groups):
-    n, c = shape(x)[:2]
+    n = shape(x)[0]
     o, cg, kh, kw = shape(w)
-    wins, oh, ow = _windows(x, (kh, kw), stride, dilation, padding, 0.0)
-    cols = reshape(stack(wins, axis=2), (n, groups, cg * kh * kw, oh * ow))
-    wg = reshape(w, (groups, o // groups, cg * kh * kw))
-    y = matmul(wg, cols)  # [N, G, O/G, OH*OW]
+    cols, _, oh, ow = _unfold(x, (kh, kw), stride, dilation, padding)
+    # [N, C, K, P] -> [N, G, C/G * K, P]: row c_in * K + k, the filter's
+    # flattening order.
+    cols = reshape(cols, (n, groups, cg * kh * kw, oh * ow))
+    y = matmul(reshape(w, (groups, o // groups, cg * kh * kw)), cols)  # [N, G, O/G, P]
     return reshape(y, (n, o, oh, ow))
+
+
+def _pool_decomposed(x, kernel, stride, padding, kind):
+    n, c = shape(x)[:2]
+    cols, padded, oh, ow = _unfold(x, kernel, stride, (1, 1), padding)
+    if kind == "max":
+        # Padded reads must never win: add the lowest float32 there.
+        lowest = np.where(padded, np.finfo(np.float32).min, 0.0).astype(np.float32)
+        out = max(cols + lowest, axis=2)
+    else:
+        out = mean(cols, axis=2)  # padded zeros count (count_include_pad)
+    return reshape(out, (n, c, oh, ow))
 
 
 def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
@@ -255,7 +280,7 @@ def _pool_windows(x, kernel, stride, padding, fill):
 
 def max_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
     if not _is_numpy(x) and DECOMPOSE["pool2d"]:
-        return max(stack(_windows(x, kernel, stride, (1, 1), padding, -np.inf)[0]), axis=0)
+        return _pool_decomposed(x, kernel, stride, padding, "max")
     if not _is_numpy(x):
         return _pm().max_pool2d(x, kernel, stride=stride, padding=padding)
     return np.max(np.stack(_pool_windows(x, kernel, stride, padding, -np.inf)), axis=0)
@@ -264,7 +289,7 @@ def max_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
 def avg_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
     """Padded zeros count in the average (PyTorch count_include_pad=True)."""
     if not _is_numpy(x) and DECOMPOSE["pool2d"]:
-        return mean(stack(_windows(x, kernel, stride, (1, 1), padding, 0.0)[0]), axis=0)
+        return _pool_decomposed(x, kernel, stride, padding, "avg")
     if not _is_numpy(x):
         return _pm().avg_pool2d(x, kernel, stride=stride, padding=padding)
     return np.mean(np.stack(_pool_windows(x, kernel, stride, padding, 0.0)), axis=0)
