@@ -158,29 +158,29 @@ def test_multihead_attention(mode, rng):
     mha.in_proj_bias[...] = rng.standard_normal(24) * 0.1
     q, k, v = f32(rng, 2, 3, 8), f32(rng, 2, 5, 8), f32(rng, 2, 5, 8)
     args = (mha.in_proj_weight, mha.in_proj_bias, mha.out_proj.weight, mha.out_proj.bias, 2)
-    (o, w), _ = forward(mode, mha, q, k, v)
-    ro, rw = R.multi_head_attention(q, k, v, *args)
-    assert_close(o, ro, 1e-4, 1e-5, "output")
-    assert_close(w, rw, 1e-4, 1e-6, "weights")
     # Boolean masks: True = not allowed (PyTorch). Keep one key per row open.
     am = rng.random((3, 5)) < 0.4
     am[:, 0] = False
     kpm = np.zeros((2, 5), bool)
     kpm[1, 3:] = True
 
-    class Masked(nn.Module):
+    class Both(nn.Module):  # one compiled function for both calls
         def __init__(self):
             super().__init__()
             self.mha = mha
 
         def forward(self, q, k, v):
-            return self.mha(q, k, v, attn_mask=am, key_padding_mask=kpm)
+            return (*self.mha(q, k, v),
+                    *self.mha(q, k, v, attn_mask=am, key_padding_mask=kpm))
 
-    (o, w), _ = forward(mode, Masked(), q, k, v)
+    (o, w, om, wm), _ = forward(mode, Both(), q, k, v)
+    ro, rw = R.multi_head_attention(q, k, v, *args)
+    assert_close(o, ro, 1e-4, 1e-5, "output")
+    assert_close(w, rw, 1e-4, 1e-6, "weights")
     ro, rw = R.multi_head_attention(q, k, v, *args, attn_mask=am, key_padding_mask=kpm)
-    assert_close(o, ro, 1e-4, 1e-5, "masked output")
-    assert_close(w, rw, 1e-4, 1e-6, "masked weights")
-    assert (w[:, am] == 0).all() and (w[1, :, 3:] == 0).all()
+    assert_close(om, ro, 1e-4, 1e-5, "masked output")
+    assert_close(wm, rw, 1e-4, 1e-6, "masked weights")
+    assert (wm[:, am] == 0).all() and (wm[1, :, 3:] == 0).all()
 
 
 def test_multihead_attention_errors(rng):
