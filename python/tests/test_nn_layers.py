@@ -313,6 +313,8 @@ def test_module_api(rng):
         other.load_state_dict(bad)
     with pytest.raises(KeyError, match="no parameter named 'nope'"):
         nn.functional_call(model, {"nope": np.zeros(1)}, {}, (x,))
+    with pytest.raises(TypeError, match=r"Linear.weight is a parameter: assign nn.Parameter"):
+        model[4].weight = np.zeros((3, 8), np.float32)
     with pytest.raises(TypeError, match="item 1 is a int"):
         nn.Sequential(nn.ReLU(), 3)
 

@@ -179,6 +179,20 @@ def test_train_step_errors(rng):
         step(np.zeros((2, 12), np.complex128), np.zeros(2, np.int64))
     with pytest.raises(ValueError, match=r"Linear\(12, 16\): input has 3 features"):
         step(np.zeros((2, 3), np.float32), np.zeros(2, np.int64))
+    mha = nn.MultiHeadAttention(4, 2)
+
+    class TwoOutputs(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mha = mha
+
+        def forward(self, x):
+            return self.mha(x, x, x)
+
+    model = TwoOutputs()
+    step = nn.TrainStep(model, nn.MSELoss(), optim.SGD(model, lr=0.1))
+    with pytest.raises(TypeError, match="the model must return one array .* got a tuple"):
+        step(np.zeros((1, 2, 4), np.float32), np.zeros((1, 2, 4), np.float32))
 
 
 def test_inference_function_and_export(rng, tmp_path):

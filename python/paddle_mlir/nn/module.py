@@ -39,10 +39,12 @@ class Module:
         elif isinstance(value, Module):
             self._modules[name] = value
         elif name in self._parameters:
-            # Inside functional_call: the name is rebound to a traced value.
-            self._parameters[name] = value
+            # Rebinding would detach the array optimizers and compiled steps
+            # hold; values are set in place instead.
+            raise TypeError(f"{type(self).__name__}.{name} is a parameter: assign "
+                            f"nn.Parameter(...) or write into it ({name}[...] = value)")
         elif name in self._buffers:
-            self._buffers[name] = value
+            self.update_buffer(name, value)
         else:
             object.__setattr__(self, name, value)
 

@@ -64,7 +64,7 @@ class TrainStep:
         trained = set(self._trained)
         self._frozen = [k for k in named if k not in trained]
         self._cache = {}
-        self.decomposed = False  # conv/pooling traced as slices (no gradient rule)
+        self.decomposed = False  # conv/pooling traced decomposed (no gradient rule)
         self.donated = None  # whether the latest call updated the state in place
         self.last_module = None  # the paddle-level module of the latest compile
 
@@ -74,7 +74,6 @@ class TrainStep:
 
     def _build(self, batch):
         model, opt = self.model, self.optimizer
-        named = model.named_parameters()
         buf_names = list(model.named_buffers())
         state_keys = list(opt.state)
         n_p, n_s, n_b, n_f = len(self._trained), len(state_keys), len(buf_names), len(self._frozen)
@@ -91,6 +90,9 @@ class TrainStep:
                 bound = dict(frozen)
                 bound.update(zip(trained_names, param_list))
                 out, new_buffers = functional_call(model, bound, buffers, (inputs[0],))
+                if isinstance(out, (tuple, list, dict)):
+                    raise TypeError(f"TrainStep: the model must return one array (the input of "
+                                    f"the loss), got a {type(out).__name__}")
                 return loss_fn(out, *inputs[1:]), (out, list(new_buffers.values()))
 
             (loss, (out, new_buffers)), grads = _frontend.value_and_grad(loss_of)(params)
@@ -104,7 +106,7 @@ class TrainStep:
             if not _ops.missing_kernel_gradient(e):
                 raise
             # The autodiff pass has no rule for conv2d / pooling in this
-            # build: trace them as slices + matmul / reductions instead.
+            # build: trace them as unfold matmuls + matmul / reductions.
             with _ops.decomposed_kernels():
                 module = _frontend.trace(step, example, self.name)
             self.decomposed = True
