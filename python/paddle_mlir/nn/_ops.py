@@ -80,13 +80,6 @@ def greater_equal(a, b):
     return np.greater_equal(a, b) if _is_numpy(a, b) else _pm().greater_equal(a, b)
 
 
-def power(base, exponent):
-    """base ** exponent for a float base and a (possibly traced) exponent."""
-    if _is_numpy(base, exponent):
-        return np.power(base, exponent)
-    return _pm().power(base, exponent)
-
-
 def astype(x, dtype):
     if _is_numpy(x):
         return np.asarray(x).astype(dtype)
@@ -143,12 +136,6 @@ def matmul(a, b):
 def arange(n, dtype=np.int64):
     """[0, n) as a constant: the same array in both modes."""
     return np.arange(n, dtype=dtype)
-
-
-def take(x, indices, axis=0):
-    if _is_numpy(x, indices):
-        return np.take(x, indices, axis=axis)
-    return _pm().take(x, indices, axis=axis)
 
 
 # --------------------------------------------------------------- nn kernels
