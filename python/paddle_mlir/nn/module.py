@@ -10,7 +10,6 @@ new parameters, optimizer state and buffers into the very numpy arrays the
 module owns (buffer donation), so the module stays the single owner.
 """
 
-
 import numpy as np
 
 
