@@ -1,0 +1,199 @@
+"""TrainStep and InferenceFunction: a Module's forward, backward and update
+compiled into one function whose parameters are arguments, not constants.
+
+TrainStep traces
+
+    step(params..., opt_state..., buffers..., frozen..., batch...)
+        -> (loss, outputs, new_params..., new_opt_state..., new_buffers...)
+
+marks argument i of the first three groups with
+`paddle.aliasing_output = 2 + i` (docs/python-core-api.md: donation), and
+compiles it once per (batch shapes, train/eval modes, hyperparameters). A
+call passes the module's and the optimizer's own numpy arrays; the compiled
+code writes the new values into those same buffers and returns only the loss
+and the outputs. Nothing is copied between steps.
+"""
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from . import _frontend, _ops
+from .module import functional_call
+
+StepOutput = namedtuple("StepOutput", ["loss", "outputs"])
+
+
+def _spec(arrays):
+    return tuple((a.shape, a.dtype.str) for a in arrays)
+
+
+def _as_batch_array(x, i):
+    a = np.asarray(x)
+    if a.dtype == np.float64:
+        a = a.astype(np.float32)
+    if a.dtype not in (np.float32, np.int64, np.int32, np.bool_):
+        raise TypeError(f"TrainStep: batch item {i} has dtype {a.dtype} (expected float32, "
+                        "int32, int64 or bool)")
+    return np.ascontiguousarray(a)
+
+
+class TrainStep:
+    """One compiled training step: `TrainStep(model, loss_fn, optimizer)`.
+
+    `step(x, *targets)` runs `loss = loss_fn(model(x), *targets)`, its
+    gradient with respect to the optimizer's parameters, and the optimizer
+    update, as ONE compiled function; returns StepOutput(loss, outputs) as
+    numpy arrays. Parameters, optimizer state and buffers (BatchNorm running
+    stats, Dropout counters) are updated in place in the model's and the
+    optimizer's arrays (donated buffers). Model parameters the optimizer was
+    not given stay constant (inputs, not differentiated).
+    """
+
+    def __init__(self, model, loss_fn, optimizer, name="train_step"):
+        self.model, self.loss_fn, self.optimizer, self.name = model, loss_fn, optimizer, name
+        named = model.named_parameters()
+        by_id = {id(a): k for k, a in named.items()}
+        self._trained = []
+        for i, p in enumerate(optimizer.params):
+            if id(p) not in by_id:
+                raise ValueError(f"TrainStep: optimizer parameter {i} (shape {p.shape}) is not a "
+                                 "parameter of the model")
+            self._trained.append(by_id[id(p)])
+        trained = set(self._trained)
+        self._frozen = [k for k in named if k not in trained]
+        self._cache = {}
+        self.decomposed = False  # conv/pooling traced decomposed (no gradient rule)
+        self.donated = None  # whether the latest call updated the state in place
+        self.last_module = None  # the paddle-level module of the latest compile
+
+    def _key(self, batch):
+        modes = tuple(m.training for m in self.model.modules())
+        return (_spec(batch), modes, self.optimizer.hyperparameters())
+
+    def _build(self, batch):
+        model, opt = self.model, self.optimizer
+        buf_names = list(model.named_buffers())
+        state_keys = list(opt.state)
+        n_p, n_s, n_b, n_f = len(self._trained), len(state_keys), len(buf_names), len(self._frozen)
+        trained_names, frozen_names, loss_fn = self._trained, self._frozen, self.loss_fn
+
+        def step(*flat):
+            params = list(flat[:n_p])
+            state = dict(zip(state_keys, flat[n_p:n_p + n_s]))
+            buffers = dict(zip(buf_names, flat[n_p + n_s:n_p + n_s + n_b]))
+            frozen = dict(zip(frozen_names, flat[n_p + n_s + n_b:n_p + n_s + n_b + n_f]))
+            inputs = flat[n_p + n_s + n_b + n_f:]
+
+            def loss_of(param_list):
+                bound = dict(frozen)
+                bound.update(zip(trained_names, param_list))
+                out, new_buffers = functional_call(model, bound, buffers, (inputs[0],))
+                if isinstance(out, (tuple, list, dict)):
+                    raise TypeError(f"TrainStep: the model must return one array (the input of "
+                                    f"the loss), got a {type(out).__name__}")
+                return loss_fn(out, *inputs[1:]), (out, list(new_buffers.values()))
+
+            (loss, (out, new_buffers)), grads = _frontend.value_and_grad(loss_of)(params)
+            new_params, new_state = opt.update(params, list(grads), state)
+            return (loss, out, *new_params, *[new_state[k] for k in state_keys], *new_buffers)
+
+        example = self._arguments(batch)
+        try:
+            module = _frontend.trace(step, example, self.name)
+        except Exception as e:  # noqa: BLE001 (only a missing rule is retried)
+            if not _ops.missing_kernel_gradient(e):
+                raise
+            # The autodiff pass has no rule for conv2d / pooling in this
+            # build: trace them as unfold matmuls + matmul / reductions.
+            with _ops.decomposed_kernels():
+                module = _frontend.trace(step, example, self.name)
+            self.decomposed = True
+        for i in range(n_p + n_s + n_b):
+            module.set_arg_attr(self.name, i, "paddle.aliasing_output", f"{2 + i} : i64")
+        self.last_module = module
+        exe = _frontend.compile(module)
+        expected = {i: 2 + i for i in range(n_p + n_s + n_b)}
+        donated = exe.signature(self.name).get("aliases", {}) == expected
+        if not donated:
+            # A pipeline without buffer donation returns every result; the
+            # step still works, copying the new values into the arrays.
+            warnings.warn("TrainStep: the compiled step does not alias its state arguments "
+                          "(no buffer donation in this build); new values are copied back",
+                          RuntimeWarning, stacklevel=3)
+        return exe, donated
+
+    def _arguments(self, batch):
+        named = self.model.named_parameters()
+        return ([named[k] for k in self._trained] + list(self.optimizer.state.values())
+                + list(self.model.named_buffers().values())
+                + [named[k] for k in self._frozen] + list(batch))
+
+    def __call__(self, x, *targets):
+        batch = [_as_batch_array(a, i) for i, a in enumerate((x,) + targets)]
+        key = self._key(batch)
+        if key not in self._cache:
+            self._cache[key] = self._build(batch)
+        exe, donated = self._cache[key]
+        args = self._arguments(batch)
+        results = exe.run(self.name, args)
+        if not donated:
+            for dst, value in zip(args, results[2:]):
+                dst[...] = value
+        self.donated = donated
+        return StepOutput(results[0], results[1])
+
+
+class InferenceFunction:
+    """The model's forward in eval mode, compiled with the parameters and
+    buffers as arguments (so training them needs no recompile):
+    `predict = InferenceFunction(model); y = predict(x)`."""
+
+    def __init__(self, model, name="forward"):
+        self.model, self.name, self._cache = model, name, {}
+
+    def __call__(self, x):
+        x = _as_batch_array(x, 0)
+        model = self.model
+        params, buffers = model.named_parameters(), model.named_buffers()
+        args = list(params.values()) + list(buffers.values()) + [x]
+        key = _spec(args)
+        if key not in self._cache:
+            pn, bn = list(params), list(buffers)
+
+            def forward(*flat):
+                out, _ = functional_call(model, dict(zip(pn, flat[:len(pn)])),
+                                         dict(zip(bn, flat[len(pn):len(pn) + len(bn)])),
+                                         (flat[-1],))
+                return (out,)
+
+            training = [m.training for m in model.modules()]
+            model.eval()
+            try:
+                module = _frontend.trace(forward, args, self.name)
+            finally:
+                for m, t in zip(model.modules(), training):
+                    object.__setattr__(m, "training", t)
+            self._cache[key] = _frontend.compile(module)
+        return self._cache[key].run(self.name, args)[0]
+
+
+def export(model, example_input, path=None, name="forward"):
+    """The eval-mode forward as a self-contained paddle module: one argument
+    (the input batch, shaped like `example_input`), the parameters baked in
+    as constants. Saved to `path` when given (`.mlirbc`: MLIR bytecode, the
+    input of paddle-compile and paddle-run). Returns the module."""
+    x = _as_batch_array(example_input, 0)
+    training = [m.training for m in model.modules()]
+    model.eval()
+    try:
+        # Parameters are the module's numpy arrays: the trace turns them
+        # into constants.
+        module = _frontend.trace(lambda inp: (model(inp),), [x], name)
+    finally:
+        for m, t in zip(model.modules(), training):
+            object.__setattr__(m, "training", t)
+    if path is not None:
+        module.save(str(path))
+    return module
