@@ -94,7 +94,7 @@ def run_ort(model, arrays):
 def run_paddle(model, arrays):
     from paddle_mlir.onnx import import_model
     imported = import_model(model, context=context())
-    return imported.compile()(*[np.ascontiguousarray(a) for a in arrays])
+    return imported.compile()(*[np.require(a, requirements="C") for a in arrays])
 
 
 def check(model, arrays, rtol=1e-5, atol=1e-6):

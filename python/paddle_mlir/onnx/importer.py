@@ -48,11 +48,15 @@ class OnnxImportError(ValueError):
     False when the model itself is broken.
     """
 
-    def __init__(self, message, op_type=None, node=None, unsupported=True):
+    def __init__(self, message, op_type=None, node=None, unsupported=True,
+                 needs_constant=False):
         super().__init__(message)
         self.op_type = op_type
         self.node = node
         self.unsupported = unsupported
+        # True when an input that must be known at import time (a shape,
+        # axes, pads) is a run-time value.
+        self.needs_constant = needs_constant
 
 
 class Dim:
@@ -195,12 +199,12 @@ class GraphImporter:
             return ""
         return f"node '{n.name or '#' + str(self.node_index)}' ({n.op_type})"
 
-    def fail(self, message, unsupported=True):
+    def fail(self, message, unsupported=True, needs_constant=False):
         n = self.node
         raise OnnxImportError(f"{self.where()}: {message}" if n is not None else message,
                               op_type=n.op_type if n is not None else None,
                               node=(n.name or f"#{self.node_index}") if n is not None else None,
-                              unsupported=unsupported)
+                              unsupported=unsupported, needs_constant=needs_constant)
 
     # -- IR building ---------------------------------------------------------
 
@@ -225,7 +229,7 @@ class GraphImporter:
         array = np.asarray(array)
         if array.dtype not in NUMPY_TO_MLIR:
             self.fail(f"constant of numpy type {array.dtype} has no paddle element type")
-        return self.fb.constant(np.ascontiguousarray(array), loc=self.loc())
+        return self.fb.constant(np.require(array, requirements="C"), loc=self.loc())
 
     def scalar(self, x, elt):
         """A rank-0 constant of element type `elt` (broadcasts in binary ops)."""
@@ -313,7 +317,8 @@ class GraphImporter:
             self.fail(f"{what} (input '{self.node.input[i]}') depends on "
                       "dynamic dims; only import-time constants are supported")
         self.fail(f"{what} (input '{self.node.input[i]}') must be a constant "
-                  "(an initializer or computed from constants and static shapes)")
+                  "(an initializer or computed from constants and static shapes)",
+                  needs_constant=True)
 
     def shape_of(self, i):
         """Shape of input `i`: a tuple of ints and Dims (dynamic dims)."""

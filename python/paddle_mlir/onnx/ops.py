@@ -473,7 +473,7 @@ def constant_of_shape(imp, attrs):
     target = imp.known(0)
     if target is None:
         imp.fail("the shape (input 0) must be known at import time (a constant "
-                 "or computed from the shapes of tensors)")
+                 "or computed from the shapes of tensors)", needs_constant=True)
     dims = list(target.reshape(-1))
     if all(is_static(d) for d in dims):
         dims = [int(d) for d in dims]
@@ -501,7 +501,7 @@ def expand(imp, attrs):
     target = imp.known(1)
     if target is None:
         imp.fail("the shape (input 1) must be known at import time (a constant or "
-                 "computed from the shapes of tensors)")
+                 "computed from the shapes of tensors)", needs_constant=True)
     target = list(target.reshape(-1))
     known = foldable(imp, 0)
     in_shape = list(imp.shape_of(0))
@@ -540,53 +540,123 @@ def expand(imp, attrs):
 
 
 def reshape_value(imp, x, dims):
-    """paddle.reshape of IR value `x` to `dims` (ints; Dims where dynamic)."""
-    dynamic = [k for k, d in enumerate(dims) if not is_static(d)]
-    if len(dynamic) > 1:
-        # Several dynamic dims: only the merging or splitting of size-1 dims
-        # (Squeeze, Unsqueeze) keeps them; do that with collapse/expand.
-        return reshape_unit_dims(imp, x, dims)
-    shape = [-1 if not is_static(d) else int(d) for d in dims]
-    if x.shape == tuple(None if not is_static(d) else d for d in dims) and not dynamic:
-        return x
-    return imp.op1("paddle.reshape", [x], {"shape": arr(shape)})
+    """Reshapes IR value `x` to `dims` (ints, Dims, at most one -1)."""
+    unknown = [k for k, d in enumerate(dims) if not is_static(d) or d == -1]
+    if len(unknown) <= 1:
+        # One size not known at import time: -1 recovers it from the element
+        # count, whatever expression the model computes it with.
+        if tuple(x.shape) == tuple(None if not is_static(d) else d for d in dims) \
+                and not unknown:
+            return x
+        shape = [-1 if k in unknown else int(d) for k, d in enumerate(dims)]
+        return imp.op1("paddle.reshape", [x], {"shape": arr(shape)})
+    return reshape_dims(imp, x, dims)
 
 
-def _unit_groups(dims):
-    """Reassociation that attaches every size-1 dim to a neighbouring other dim."""
-    groups, cur = [], []
-    for k, d in enumerate(dims):
-        cur.append(k)
-        if not (is_static(d) and d == 1):
-            groups.append(cur)
-            cur = []
-    if cur:
-        if groups:
-            groups[-1].extend(cur)
+def _same_dim(a, b):
+    return (not is_static(a) and not is_static(b) and a.value is not None
+            and b.value is not None and a.index == b.index and a.value == b.value)
+
+
+def _match_groups(imp, src, dst):
+    """Pairs consecutive groups of `src` and `dst` dims with equal sizes:
+    a dynamic dim only with the same dim, static dims by their products."""
+    pairs, i, j = [], 0, 0
+    pend_s, pend_d = [], []  # size-1 dims waiting for the next group
+
+    def add(gs, gd):
+        pairs.append((pend_s + gs, pend_d + gd))
+        pend_s.clear()
+        pend_d.clear()
+    while i < len(src) or j < len(dst):
+        if i < len(src) and j < len(dst) and _same_dim(src[i], dst[j]):
+            add([i], [j])
+            i, j = i + 1, j + 1
+            continue
+        gs, gd, ps, pd = [], [], 1, 1
+        while True:
+            if ps == pd and gs and gd:
+                break
+            if (ps <= pd or j >= len(dst)) and i < len(src) and is_static(src[i]):
+                gs.append(i)
+                ps *= src[i]
+                i += 1
+            elif j < len(dst) and is_static(dst[j]):
+                gd.append(j)
+                pd *= dst[j]
+                j += 1
+            elif ps == pd and (gs or gd):
+                break
+            else:
+                return None
+        # Size-1 dims on either side join the group just closed.
+        while i < len(src) and is_static(src[i]) and src[i] == 1 and \
+                not (j < len(dst) and is_static(dst[j]) and dst[j] == 1):
+            gs.append(i)
+            i += 1
+        while j < len(dst) and is_static(dst[j]) and dst[j] == 1 and \
+                not (i < len(src) and is_static(src[i]) and src[i] == 1):
+            gd.append(j)
+            j += 1
+        if gs and gd:
+            add(gs, gd)
         else:
-            groups.append(cur)
-    return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+            pend_s.extend(gs)
+            pend_d.extend(gd)
+    if pend_s or pend_d:
+        if not pairs:
+            return None
+        pairs[-1][0].extend(pend_s)
+        pairs[-1][1].extend(pend_d)
+    return pairs
 
 
-def reshape_unit_dims(imp, x, dims):
-    """Adds/removes size-1 dims of `x` keeping several dynamic dims dynamic
-    (tensor.collapse_shape, then tensor.expand_shape sized by tensor.dim)."""
-    src = list(x.shape)
-    core = [d for d in src if d != 1]
-    core_dst = [None if not is_static(d) else d for d in dims if not (is_static(d) and d == 1)]
-    if core != core_dst or not core:
-        imp.fail("a reshape with more than one dynamic dim is only supported when "
-                 "it adds or removes size-1 dims")
-    y = imp.op1("tensor.collapse_shape", [x], {"reassociation": _unit_groups(src)},
-                [tensor_type(core, x.dtype)])
-    out_dims = [None if not is_static(d) else d for d in dims]
+def reshape_dims(imp, x, dims):
+    """A reshape whose target keeps several dynamic dims of `x`: the dims
+    are paired with the same dims of `x`, static ones by their products,
+    and the reshape becomes tensor.collapse_shape then tensor.expand_shape
+    (neither needs the dynamic sizes at import time)."""
+    src = [Dim(x, k) if d is None else d for k, d in enumerate(x.shape)]
+    dims = list(dims)
+    if any(is_static(d) and d == -1 for d in dims):
+        # -1 is the product of what the other entries leave over; that is
+        # known when the dynamic dims of x all appear in the target.
+        rest = [d for d in src if not any(_same_dim(d, e) for e in dims)]
+        if not all(is_static(d) for d in rest):
+            imp.fail("Reshape with -1 and dynamic dims in the target shape that "
+                     "cannot be matched to the input's dims is not supported")
+        known = math.prod(d for d in dims if is_static(d) and d != -1)
+        total = math.prod(rest)
+        if known == 0 or total % known:
+            imp.fail(f"cannot reshape {len(src)}-D input to {dims}", unsupported=False)
+        dims = [total // known if is_static(d) and d == -1 else d for d in dims]
+    if any(d is UNKNOWN for d in dims):
+        imp.fail("Reshape to several sizes computed at run time is not supported")
+    pairs = _match_groups(imp, src, dims)
+    if pairs is None:
+        imp.fail("Reshape to a shape with several dynamic dims is only supported "
+                 "when the dynamic dims are carried over from the input")
+    mid = []
+    for gs, gd in pairs:
+        ds = [src[k] for k in gs]
+        mid.append(math.prod(ds) if all(is_static(d) for d in ds) else None)
+
+    def reassoc(groups):
+        return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+    y = x
+    if len(mid) != len(src):
+        y = imp.op1("tensor.collapse_shape", [x], {"reassociation": reassoc(
+            [gs for gs, _ in pairs])}, [tensor_type(mid, x.dtype)])
+    out = [None if not is_static(d) else d for d in dims]
+    if len(out) == len(mid):
+        return y
     sizes = [imp.op1("tensor.dim", [y, imp.index_const(k)], result_types=["index"])
-             for k, d in enumerate(core) if d is None]
+             for k, d in enumerate(mid) if d is None]
     static = "array<i64: " + ", ".join(
-        str(-9223372036854775808 if d is None else d) for d in out_dims) + ">"
+        str(-9223372036854775808 if d is None else d) for d in out) + ">"
     return imp.op1("tensor.expand_shape", [y] + sizes,
-                   {"reassociation": _unit_groups(dims), "static_output_shape": static},
-                   [tensor_type(out_dims, x.dtype)])
+                   {"reassociation": reassoc([gd for _, gd in pairs]),
+                    "static_output_shape": static}, [tensor_type(out, x.dtype)])
 
 
 @op("Reshape", {"allowzero": 0})
@@ -595,7 +665,7 @@ def reshape(imp, attrs):
     target = imp.known(1)
     if target is None:
         imp.fail("the shape (input 1) must be known at import time (a constant or "
-                 "computed from the shapes of tensors)")
+                 "computed from the shapes of tensors)", needs_constant=True)
     target = list(target.reshape(-1))
     in_shape = list(imp.shape_of(0))
     dims = []
@@ -611,18 +681,7 @@ def reshape(imp, attrs):
     if known is not None and not unknown:
         set_known(imp, 0, known[0].reshape([int(d) for d in dims]))
         return
-    x = imp.value(0)
-    if len(unknown) <= 1:
-        # One size not known at import time: -1 recovers it from the element
-        # count, whatever expression the model computes it with.
-        shape = [-1 if k in unknown else int(e) for k, e in enumerate(dims)]
-        imp.set_output(0, imp.op1("paddle.reshape", [x], {"shape": arr(shape)}))
-        return
-    if any(is_static(e) and e == -1 for e in dims):
-        imp.fail("Reshape with -1 and dynamic dims in the target shape is not supported")
-    if any(e is UNKNOWN for e in dims):
-        imp.fail("Reshape to several sizes computed at run time is not supported")
-    imp.set_output(0, reshape_value(imp, x, dims))
+    imp.set_output(0, reshape_value(imp, imp.value(0), dims))
 
 
 @op("Flatten", {"axis": 1})
@@ -1125,6 +1184,114 @@ op("ReduceL2", REDUCE_ATTRS)(_reduce("paddle.reduce_sum", pre=_square,
                                      post=lambda imp, y: imp.op1("paddle.sqrt", [y])))
 op("ReduceLogSum", REDUCE_ATTRS)(_reduce("paddle.reduce_sum",
                                          post=lambda imp, y: imp.op1("paddle.log", [y])))
+
+
+@op("ReduceLogSumExp", REDUCE_ATTRS)
+def reduce_log_sum_exp(imp, attrs):
+    # log(sum(exp(x - m))) + m with m the max over the same axes: no
+    # overflow for large inputs.
+    check_choice(imp, attrs, "keepdims", [0, 1])
+    check_choice(imp, attrs, "noop_with_empty_axes", [0, 1])
+    x = imp.value(0)
+    axes = axes_input(imp, 1, attrs)
+    if not axes and attrs["noop_with_empty_axes"]:
+        imp.set_output(0, x)
+        return
+    a = {"keepdims": "unit"}
+    if axes:
+        a["axes"] = arr(norm_axis(imp, v, x.rank) for v in axes)
+    m = imp.op1("paddle.reduce_max", [x], a)
+    # An all -inf slice would give nan from -inf - -inf; use 0 there.
+    finite = imp.op1("paddle.compare", [m, imp.scalar(-np.inf, x.dtype)],
+                     {"direction": "#paddle<direction ne>"})
+    m = imp.op1("paddle.select", [finite, m, imp.scalar(0, x.dtype)])
+    e = imp.op1("paddle.exp", [imp.op1("paddle.sub", [x, m])])
+    y = imp.op1("paddle.log", [imp.op1("paddle.reduce_sum", [e], a)])
+    y = imp.op1("paddle.add", [y, m])
+    if not attrs["keepdims"]:
+        reduced = set(norm_axis(imp, v, x.rank) for v in axes) if axes else set(range(x.rank))
+        dims = [d for k, d in enumerate(imp.shape_of(0)) if k not in reduced]
+        y = reshape_value(imp, y, dims)
+    imp.set_output(0, y)
+
+
+@op("CastLike", {"saturate": 1})
+def cast_like(imp, attrs):
+    x = imp.value(0)
+    elt = imp.dtype(1)
+    if x.dtype == elt:
+        imp.set_output(0, x)
+        return
+    imp.set_output(0, imp.op1("paddle.cast", [x], result_types=[out_type(imp, x.shape, elt)]))
+
+
+@op("Range")
+def range_(imp, attrs):
+    start, limit, delta = (np.asarray(imp.const_input(i, w)).reshape(())
+                           for i, w in enumerate(("start", "limit", "delta")))
+    if delta == 0:
+        imp.fail("delta is 0", unsupported=False)
+    n = max(int(math.ceil((float(limit) - float(start)) / float(delta))), 0)
+    dtype = start.dtype
+    # ONNX: output[i] = start + i * delta, in the input type.
+    values = (start + np.arange(n, dtype=dtype) * delta).astype(dtype)
+    if n <= FOLD_LIMIT or dtype.kind != "f":
+        imp.set_output(0, const=values)
+        return
+    imp.set_output(0, imp.const_value(values))
+
+
+@op("ArgMin", {"axis": 0, "keepdims": 1, "select_last_index": 0})
+def argmin(imp, attrs):
+    # argmin(x) = argmax(-x) for floats (NaN stays NaN, so the first NaN
+    # still wins) and argmax(~x) for integers (~x = -x - 1 never overflows).
+    check_choice(imp, attrs, "select_last_index", [0])
+    check_choice(imp, attrs, "keepdims", [0, 1])
+    x = imp.value(0)
+    flipped = imp.op1("paddle.neg" if x.dtype in FLOAT_TYPES else "paddle.not", [x])
+    a = {"axis": f"{norm_axis(imp, attrs['axis'], x.rank)} : i64"}
+    if attrs["keepdims"]:
+        a["keepdims"] = "unit"
+    imp.set_output(0, imp.op1("paddle.argmax", [flipped], a))
+
+
+@op("Softplus")
+def softplus(imp, attrs):
+    # log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)): no overflow.
+    x = imp.value(0)
+    t = imp.op1("paddle.exp", [imp.op1("paddle.neg", [imp.op1("paddle.abs", [x])])])
+    t = imp.op1("paddle.log", [imp.op1("paddle.add", [t, imp.scalar(1, x.dtype)])])
+    imp.set_output(0, imp.op1("paddle.add", [imp.op1("paddle.relu", [x]), t]))
+
+
+@op("Selu", {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875})
+def selu(imp, attrs):
+    x = imp.value(0)
+    neg = imp.op1("paddle.compare", [x, imp.scalar(0, x.dtype)],
+                  {"direction": "#paddle<direction le>"})
+    e = imp.op1("paddle.sub", [imp.op1("paddle.exp", [x]), imp.scalar(1, x.dtype)])
+    e = imp.op1("paddle.mul", [e, imp.scalar(attrs["alpha"], x.dtype)])
+    y = imp.op1("paddle.select", [neg, e, x])
+    imp.set_output(0, imp.op1("paddle.mul", [y, imp.scalar(attrs["gamma"], x.dtype)]))
+
+
+@op("Celu", {"alpha": 1.0})
+def celu(imp, attrs):
+    # max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+    x = imp.value(0)
+    alpha = imp.scalar(attrs["alpha"], x.dtype)
+    e = imp.op1("paddle.sub", [imp.op1("paddle.exp", [imp.op1("paddle.div", [x, alpha])]),
+                               imp.scalar(1, x.dtype)])
+    e = imp.op1("paddle.minimum", [imp.op1("paddle.mul", [e, alpha]), imp.scalar(0, x.dtype)])
+    imp.set_output(0, imp.op1("paddle.add", [imp.op1("paddle.relu", [x]), e]))
+
+
+@op("ThresholdedRelu", {"alpha": 1.0})
+def thresholded_relu(imp, attrs):
+    x = imp.value(0)
+    keep = imp.op1("paddle.compare", [x, imp.scalar(attrs["alpha"], x.dtype)],
+                   {"direction": "#paddle<direction gt>"})
+    imp.set_output(0, imp.op1("paddle.select", [keep, x, imp.scalar(0, x.dtype)]))
 
 
 SUPPORTED_OPS = sorted(OPS)
