@@ -216,10 +216,32 @@ def int_trunc_div(imp, a, b):
     return imp.op1("paddle.select", [fix, q1, q])
 
 
+def _mod(fmod):
+    def f(a, b):
+        if isinstance(a, Dim) or isinstance(b, Dim):
+            return UNKNOWN
+        if b == 0:
+            return 0
+        return int(math.fmod(a, b)) if fmod else a % b
+    return f
+
+
 @op("Mod", {"fmod": 0})
 def mod(imp, attrs):
-    a, b = imp.value(0), imp.value(1)
     check_choice(imp, attrs, "fmod", [0, 1])
+    known = foldable(imp, 0, 1)
+    if known is not None:
+        a, b = known
+        res = np.frompyfunc(_mod(attrs["fmod"]), 2, 1)(a.astype(object), b.astype(object))
+        if a.dtype != object and b.dtype != object:
+            res = np.asarray(res).astype(a.dtype)
+        set_known(imp, 0, res, lambda imp: _mod_ir(imp, attrs))
+        return
+    imp.set_output(0, _mod_ir(imp, attrs))
+
+
+def _mod_ir(imp, attrs):
+    a, b = imp.value(0), imp.value(1)
     if attrs["fmod"] == 0 and a.dtype in FLOAT_TYPES:
         imp.fail("Mod with fmod=0 on floats is invalid ONNX", unsupported=False)
     r = imp.op1("paddle.rem", [a, b])  # sign of the divisor, as fmod=0
@@ -232,7 +254,7 @@ def mod(imp, attrs):
         a_neg = imp.op1("paddle.compare", [a, zero], {"direction": "#paddle<direction lt>"})
         fix = imp.op1("paddle.and", [nonzero, imp.op1("paddle.xor", [r_neg, a_neg])])
         r = imp.op1("paddle.select", [fix, imp.op1("paddle.sub", [r, b]), r])
-    imp.set_output(0, r)
+    return r
 
 
 @op("Pow")
