@@ -1,6 +1,7 @@
 //===- Signature.cpp - runtime signatures of a module's functions ---------===//
 
 #include "paddle/Execution/Signature.h"
+#include "paddle/Transforms/Donation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -72,11 +73,23 @@ mlir::paddle::collectSignatures(ModuleOp module) {
         return spec.takeError();
       f.inputs.push_back(*spec);
     }
+    std::string donationError;
+    auto donated = getDonatedArguments(func, [&](const llvm::Twine &message) {
+      donationError = message.str();
+    });
+    if (failed(donated))
+      return makeError(donationError);
+    llvm::BitVector returned(type.getNumResults(), true);
+    for (const DonatedArgument &d : *donated) {
+      f.aliases.push_back({d.argument, d.result});
+      returned.reset(d.result);
+    }
     for (auto [i, t] : llvm::enumerate(type.getResults())) {
       auto spec = toSpec(t, f.name, "result", i);
       if (!spec)
         return spec.takeError();
-      f.outputs.push_back(*spec);
+      if (returned.test(i))
+        f.outputs.push_back(*spec);
     }
     functions.push_back(std::move(f));
   }

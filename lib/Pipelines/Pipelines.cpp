@@ -54,7 +54,12 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(createDonateBuffersPass());
+  // Producers write straight into the buffers their results end up in
+  // (donated arguments, slices of a concatenation) instead of a temporary.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createDropDonatedResultsPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -7,6 +7,11 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The package from this checkout (python/paddle_mlir), with its native
+# extension from the build tree (see python/paddle_mlir/__init__.py).
+_REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(_REPO / "python"))
+os.environ.setdefault("PADDLE_BUILD_DIR", str(_REPO / "build"))
 
 from paddle_testing import PADDLE_RUN  # noqa: E402
 

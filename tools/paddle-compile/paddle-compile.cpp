@@ -25,6 +25,7 @@
 #include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
 #include "paddle/Pipelines/Pipelines.h"
+#include "paddle/Transforms/Donation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -513,6 +514,11 @@ int main(int argc, char **argv) {
   if (!source)
     return fail(llvm::toString(source.takeError()));
   ModuleOp module = (*source)->get();
+
+  // Artifacts return every result: buffer donation (an in-place update of an
+  // argument) is a JIT calling convention the exported C signatures do not
+  // describe, so AOT compilation drops the requests.
+  paddle::dropDonationRequests(module);
 
   auto functions = paddle::collectSignatures(module);
   if (!functions)

@@ -14,6 +14,7 @@
 #include "paddle/Execution/Jit.h"
 #include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
+#include "paddle/Transforms/Donation.h"
 #include "paddle_runtime/runtime.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -246,6 +247,9 @@ int main(int argc, char **argv) {
     auto source = paddle::SourceModule::load(inputFile, context);
     if (!source)
       return fail(llvm::toString(source.takeError()));
+    // paddle-run writes every result, and --bench and --concurrency call the
+    // function repeatedly on the same inputs: run without donation.
+    paddle::dropDonationRequests((*source)->get());
     auto jit =
         paddle::JitModule::create((*source)->get(), /*optLevel=*/3,
                                   /*instrumentKernels=*/!tracePath.empty());

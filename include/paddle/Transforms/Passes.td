@@ -138,4 +138,55 @@ def PrintMemoryPlanPass
                         "Also write the plan as JSON to this file">];
 }
 
+def DonateBuffersPass : Pass<"paddle-donate-buffers", "::mlir::ModuleOp"> {
+  let summary = "Write results into donated argument buffers.";
+  let description = [{
+    An argument with `paddle.aliasing_output = N : i64` donates its buffer to
+    result N (as JAX's donated arguments do): a training step updates its
+    parameters in place instead of allocating new ones. Runs on tensors,
+    before one-shot bufferization: result N is materialized in the donated
+    argument (`bufferization.materialize_in_destination`), the argument is
+    marked `bufferization.writable = true`, and every other argument
+    `bufferization.writable = false`, so that no kernel ever writes into a
+    caller's input it was not given. The function records the donated results
+    in `paddle.donated_results`; `paddle-drop-donated-results` removes them
+    after bufferization, so the compiled function returns the other results
+    only. A donated argument must have a static shape and the type of its
+    result, and each result can be donated to once; violations are errors on
+    the function.
+
+    ```mlir
+    func.func @step(%w: tensor<4xf32> {paddle.aliasing_output = 0 : i64},
+                    %g: tensor<4xf32>) -> tensor<4xf32> {
+      %new = paddle.sub %w, %g : ...
+      return %new : tensor<4xf32>
+    }
+    ```
+    becomes (before bufferization)
+    ```mlir
+    func.func @step(%w: tensor<4xf32> {bufferization.writable = true, ...},
+                    %g: tensor<4xf32> {bufferization.writable = false})
+        -> tensor<4xf32> attributes {paddle.donated_results = array<i64: 0>} {
+      %new = paddle.sub %w, %g : ...
+      %0 = bufferization.materialize_in_destination %new in %w : ...
+      return %0 : tensor<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def DropDonatedResultsPass
+    : Pass<"paddle-drop-donated-results", "::mlir::ModuleOp"> {
+  let summary = "Remove the results that were written into donated buffers.";
+  let description = [{
+    Runs after one-shot bufferization, on the functions that
+    `paddle-donate-buffers` rewrote: each result listed in
+    `paddle.donated_results` is, by then, the donated argument's own buffer;
+    the pass removes it from the return and the function type. The caller
+    (the runtime's signature, see `FunctionSignature::aliases`) knows that the
+    argument now holds that result.
+  }];
+}
+
 #endif // PADDLE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,311 @@
+//===- Execution.cpp - compile and run modules from Python ----------------===//
+//
+// compile() JIT-compiles a clone of a module; Executable.run calls it in a
+// runtime session (one per Executable, so memory plans reuse their
+// workspaces) with the numpy inputs' memory and returns numpy arrays that own
+// the runtime's result buffers: no copy either way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Core.h"
+
+#include "paddle/Execution/Jit.h"
+#include "paddle_runtime/runtime.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+using namespace mlir;
+using mlir::paddle::JitFunction;
+using mlir::paddle::JitModule;
+
+namespace paddle_py {
+namespace {
+
+/// Raises the Python exception for a failed runtime call (and frees it).
+[[noreturn]] void raiseStatus(paddle_status_t status,
+                              const std::string &prefix) {
+  paddle_status_code_t code = paddle_status_code(status);
+  std::string message = prefix + paddle_status_message(status);
+  paddle_status_free(status);
+  switch (code) {
+  case PADDLE_INVALID_ARGUMENT:
+    throw py::value_error(message);
+  case PADDLE_OUT_OF_MEMORY:
+    PyErr_SetString(PyExc_MemoryError, message.c_str());
+    throw py::error_already_set();
+  case PADDLE_NOT_FOUND:
+    throw py::value_error(message);
+  default:
+    throw std::runtime_error(message);
+  }
+}
+
+/// The numpy dtype that carries `dtype`. bf16 has none in numpy: its
+/// tensors cross as uint16 bit patterns.
+py::dtype numpyDtype(paddle_dtype_t dtype) {
+  switch (dtype) {
+  case PADDLE_F32:
+    return py::dtype::of<float>();
+  case PADDLE_F16:
+    return py::dtype("float16");
+  case PADDLE_BF16:
+    return py::dtype::of<uint16_t>();
+  case PADDLE_F64:
+    return py::dtype::of<double>();
+  case PADDLE_I1:
+    return py::dtype::of<bool>();
+  case PADDLE_I8:
+    return py::dtype::of<int8_t>();
+  case PADDLE_I32:
+    return py::dtype::of<int32_t>();
+  case PADDLE_I64:
+    return py::dtype::of<int64_t>();
+  default:
+    throw std::runtime_error("unsupported dtype in a signature");
+  }
+}
+
+py::tuple specShape(const paddle_tensor_spec_t &spec) {
+  py::list dims;
+  for (int32_t i = 0; i < spec.rank; ++i)
+    dims.append(spec.shape[i] == PADDLE_DYNAMIC_DIM
+                    ? py::object(py::none())
+                    : py::object(py::int_(spec.shape[i])));
+  return py::tuple(dims);
+}
+
+std::string describe(const paddle_tensor_spec_t &spec) {
+  std::string text = "tensor<";
+  for (int32_t i = 0; i < spec.rank; ++i)
+    text +=
+        (spec.shape[i] == PADDLE_DYNAMIC_DIM ? std::string("?")
+                                             : std::to_string(spec.shape[i])) +
+        "x";
+  return text + paddle_dtype_name(spec.dtype) + ">";
+}
+
+/// Frees result tensors not handed to numpy yet (on every exit path).
+struct Results {
+  std::vector<paddle_tensor_t> tensors;
+  ~Results() {
+    for (paddle_tensor_t &t : tensors)
+      paddle_tensor_free(&t);
+  }
+};
+
+/// A numpy array that owns `tensor`'s buffer; `tensor` is emptied.
+py::array adopt(paddle_tensor_t &tensor) {
+  py::dtype dtype = numpyDtype(tensor.dtype);
+  std::vector<py::ssize_t> shape(tensor.shape, tensor.shape + tensor.rank);
+  // Explicit strides: pybind11 2.10 would compute them from the descriptor
+  // struct, whose layout changed in numpy 2.
+  std::vector<py::ssize_t> strides(tensor.rank);
+  py::ssize_t stride = paddle_dtype_size(tensor.dtype);
+  for (int32_t d = tensor.rank - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= tensor.shape[d];
+  }
+  auto *owned = new paddle_tensor_t(tensor);
+  tensor = paddle_tensor_t{};
+  py::capsule base(owned, [](void *p) {
+    auto *t = static_cast<paddle_tensor_t *>(p);
+    paddle_tensor_free(t);
+    delete t;
+  });
+  return py::array(dtype, shape, strides, owned->data, base);
+}
+
+struct Executable {
+  paddle_executable_t executable = nullptr;
+  paddle_session_t session = nullptr;
+  /// Owned by the executable (the JIT module lives as long as it does).
+  const std::vector<JitFunction> *functions = nullptr;
+
+  Executable() = default;
+  Executable(const Executable &) = delete;
+  ~Executable() {
+    paddle_session_free(session);
+    paddle_executable_free(executable);
+  }
+
+  int32_t find(const std::string &name) {
+    int32_t index = 0;
+    if (paddle_status_t s =
+            paddle_executable_find(executable, name.c_str(), &index))
+      raiseStatus(s, "");
+    return index;
+  }
+
+  py::dict signature(const std::string &name) {
+    const JitFunction &f = (*functions)[find(name)];
+    py::list inputs, outputs;
+    for (const paddle_tensor_spec_t &s : f.inputs)
+      inputs.append(py::make_tuple(paddle_dtype_name(s.dtype), specShape(s)));
+    for (const paddle_tensor_spec_t &s : f.outputs)
+      outputs.append(py::make_tuple(paddle_dtype_name(s.dtype), specShape(s)));
+    py::dict aliases;
+    for (const JitFunction::Alias &a : f.aliases)
+      aliases[py::int_(a.input)] = py::int_(a.output);
+    py::dict result;
+    result["inputs"] = inputs;
+    result["outputs"] = outputs;
+    result["aliases"] = aliases;
+    return result;
+  }
+
+  py::list run(const std::string &name, const py::sequence &args) {
+    int32_t index = find(name);
+    const JitFunction &f = (*functions)[index];
+    std::string fn = "'" + f.name + "'";
+    if (args.size() != f.inputs.size())
+      throw py::value_error("function " + fn + " takes " +
+                            std::to_string(f.inputs.size()) + " inputs, " +
+                            std::to_string(args.size()) + " given");
+    std::vector<bool> donated(f.inputs.size(), false);
+    for (const JitFunction::Alias &a : f.aliases)
+      donated[a.input] = true;
+
+    py::module_ numpy = py::module_::import("numpy");
+    std::vector<py::array> arrays;
+    std::vector<std::vector<int64_t>> strides(f.inputs.size());
+    std::vector<paddle_tensor_t> tensors(f.inputs.size());
+    for (size_t i = 0; i < f.inputs.size(); ++i) {
+      const paddle_tensor_spec_t &spec = f.inputs[i];
+      std::string what = "argument " + std::to_string(i) + " of " + fn;
+      py::dtype dtype = numpyDtype(spec.dtype);
+      py::object arg = args[i];
+      py::array array;
+      if (py::isinstance<py::array>(arg)) {
+        array = py::reinterpret_borrow<py::array>(arg);
+        // No silent conversion of arrays: a float64 array passed for f32
+        // is more often a bug than an intent, and a copy would hide it.
+        if (!array.dtype().equal(dtype))
+          throw py::value_error(what + ": expected a " +
+                                py::cast<std::string>(py::str(dtype)) +
+                                " array for " + describe(spec) + ", got " +
+                                py::cast<std::string>(py::str(array.dtype())));
+      } else {
+        if (donated[i])
+          throw py::value_error(what + " is donated: pass a numpy array");
+        array = numpy.attr("asarray")(arg, dtype);
+      }
+      if (array.ndim() != spec.rank)
+        throw py::value_error(what + ": expected rank " +
+                              std::to_string(spec.rank) + " (" +
+                              describe(spec) + "), got an array of rank " +
+                              std::to_string(array.ndim()));
+      bool contiguous = array.flags() & py::array::c_style;
+      bool aligned = array.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+      if (donated[i]) {
+        // The compiled code writes the result into this buffer in place:
+        // packing or copying it would lose the write.
+        if (!contiguous || !aligned)
+          throw py::value_error(what + " is donated: it must be a "
+                                       "C-contiguous, aligned array");
+        if (!array.writeable())
+          throw py::value_error(what + " is donated: it must be writable");
+      }
+      if (!aligned)
+        array = numpy.attr("ascontiguousarray")(array);
+      paddle_tensor_t &t = tensors[i];
+      t.dtype = spec.dtype;
+      t.rank = spec.rank;
+      for (int32_t d = 0; d < spec.rank; ++d)
+        t.shape[d] = array.shape(d);
+      if (!(array.flags() & py::array::c_style)) {
+        // A strided view (transposed, sliced): the runtime packs it.
+        // Not array.itemsize(): see Builder.cpp on numpy 2 descriptors.
+        auto item = py::cast<py::ssize_t>(array.dtype().attr("itemsize"));
+        bool elementStrides = true;
+        for (int32_t d = 0; d < spec.rank; ++d)
+          elementStrides &= array.strides(d) % item == 0;
+        if (!elementStrides)
+          array = numpy.attr("ascontiguousarray")(array);
+        else
+          for (int32_t d = 0; d < spec.rank; ++d)
+            strides[i].push_back(array.strides(d) / item);
+      }
+      t.strides = strides[i].empty() ? nullptr : strides[i].data();
+      t.data = const_cast<void *>(array.data());
+      arrays.push_back(array);
+    }
+
+    Results results;
+    results.tensors.resize(f.outputs.size());
+    paddle_status_t status;
+    {
+      py::gil_scoped_release release;
+      status =
+          paddle_session_run(session, index, tensors.data(), tensors.size(),
+                             results.tensors.data(), results.tensors.size());
+    }
+    if (status)
+      raiseStatus(status, "");
+    py::list outputs;
+    for (paddle_tensor_t &t : results.tensors)
+      outputs.append(adopt(t));
+    return outputs;
+  }
+};
+
+std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel) {
+  if (optLevel > 3)
+    throw py::value_error("opt_level must be 0, 1, 2 or 3");
+  DiagnosticCapture capture(m.ctx());
+  // JitModule::create lowers in place: the caller's module stays
+  // paddle-level.
+  OwningOpRef<ModuleOp> clone = m.get().clone();
+  auto jit = JitModule::create(*clone, optLevel);
+  if (!jit)
+    capture.fail("compilation failed: " + llvm::toString(jit.takeError()));
+  auto result = std::make_unique<Executable>();
+  result->functions = &(*jit)->functions();
+  auto executable = JitModule::toExecutable(std::move(*jit));
+  if (!executable)
+    capture.fail("compilation failed: " +
+                 llvm::toString(executable.takeError()));
+  result->executable = *executable;
+  paddle_session_options_t options{};
+  if (paddle_status_t s =
+          paddle_session_create(result->executable, &options, &result->session))
+    raiseStatus(s, "cannot create a session: ");
+  return result;
+}
+
+} // namespace
+
+void bindExecution(py::module_ &m) {
+  py::class_<Executable>(m, "Executable",
+                         "A JIT-compiled module with its runtime session")
+      .def("functions",
+           [](Executable &e) {
+             std::vector<std::string> names;
+             for (const JitFunction &f : *e.functions)
+               names.push_back(f.name);
+             return names;
+           })
+      .def("signature", &Executable::signature, py::arg("name"))
+      .def("run", &Executable::run, py::arg("name"), py::arg("inputs"))
+      .def("memory_stats", [](Executable &e) {
+        int64_t peak = 0, reserved = 0;
+        paddle_session_memory_stats(e.session, &peak, &reserved);
+        py::dict stats;
+        stats["peak_call_bytes"] = peak;
+        stats["reserved_bytes"] = reserved;
+        return stats;
+      });
+  m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,
+        "Lowers a clone of `module` with the CPU pipeline and JIT-compiles "
+        "it");
+  m.def(
+      "set_num_threads",
+      [](int32_t n) {
+        if (paddle_status_t s = paddle_set_num_threads(n))
+          raiseStatus(s, "");
+      },
+      py::arg("n"));
+  m.def("get_num_threads", [] { return paddle_get_num_threads(); });
+}
+
+} // namespace paddle_py

@@ -1,0 +1,233 @@
+//===- Module.cpp - paddle_mlir._core.Module ------------------------------===//
+//
+// Parsing, printing, saving, verifying and transforming a module. Every entry
+// point captures the context's diagnostics and raises them as MLIRError.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Core.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/stl.h>
+
+using namespace mlir;
+
+namespace paddle_py {
+
+[[noreturn]] static void throwOSError(const std::string &message) {
+  PyErr_SetString(PyExc_OSError, message.c_str());
+  throw py::error_already_set();
+}
+
+/// The func.func named `name`; ValueError listing the functions otherwise.
+static func::FuncOp lookupFunction(PaddleModule &m, const std::string &name) {
+  if (auto f = llvm::dyn_cast_or_null<func::FuncOp>(
+          SymbolTable::lookupSymbolIn(m.get(), name)))
+    return f;
+  std::string names;
+  for (auto f : m.get().getOps<func::FuncOp>())
+    names += (names.empty() ? "" : ", ") + f.getSymName().str();
+  throw py::value_error("no function '" + name + "' in the module (it has: " +
+                        (names.empty() ? "none" : names) + ")");
+}
+
+static std::string print(ModuleOp module, bool debugInfo, bool generic) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(debugInfo);
+  if (generic)
+    flags.printGenericOpForm();
+  module->print(os, flags);
+  return text;
+}
+
+static ModuleRef parse(ContextRef context, const std::string &text,
+                       const std::string &name) {
+  MLIRContext *ctx = &context->context;
+  DiagnosticCapture capture(ctx);
+  // Bytecode is recognised by its magic number, so bytes parse too.
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, ParserConfig(ctx), name);
+  if (!module)
+    capture.fail("cannot parse '" + name + "'");
+  return std::make_shared<PaddleModule>(context, std::move(module));
+}
+
+static ModuleRef load(ContextRef context, const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    throwOSError("cannot read '" + path + "': " + buffer.getError().message());
+  MLIRContext *ctx = &context->context;
+  DiagnosticCapture capture(ctx);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(ctx));
+  if (!module)
+    capture.fail("cannot load '" + path + "'");
+  return std::make_shared<PaddleModule>(context, std::move(module));
+}
+
+static std::string toBytecode(ModuleOp module) {
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  if (failed(writeBytecodeToFile(module, os)))
+    throw MLIRError{"cannot write the module as bytecode", {}};
+  return bytes;
+}
+
+static void save(PaddleModule &m, const std::string &path) {
+  bool bytecode = llvm::StringRef(path).ends_with(".mlirbc");
+  std::string contents =
+      bytecode ? toBytecode(m.get()) : print(m.get(), true, false);
+  // writeToOutput writes a temporary file next to `path` and renames it, so
+  // a failure leaves no partial file behind.
+  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << contents;
+        return llvm::Error::success();
+      }))
+    throwOSError("cannot write '" + path +
+                 "': " + llvm::toString(std::move(error)));
+}
+
+static void runPasses(PaddleModule &m, const std::string &pipeline) {
+  MLIRContext *ctx = m.ctx();
+  DiagnosticCapture capture(ctx);
+  // Accept "builtin.module(a,b)" and the bare "a,b".
+  std::string anchored = pipeline;
+  if (!llvm::StringRef(pipeline).trim().starts_with("builtin.module("))
+    anchored = "builtin.module(" + pipeline + ")";
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  FailureOr<OpPassManager> parsed = parsePassPipeline(anchored, errorStream);
+  if (failed(parsed))
+    throw MLIRError{"invalid pass pipeline '" + pipeline +
+                        "': " + llvm::StringRef(errors).trim().str(),
+                    capture.take()};
+  PassManager pm(ctx);
+  static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  // Passes may erase IR that Values of this module point to.
+  ++m.epoch;
+  if (failed(pm.run(m.get())))
+    capture.fail("pass pipeline '" + pipeline + "' failed");
+}
+
+void bindModule(py::module_ &mod) {
+  py::class_<PaddleModule, ModuleRef>(mod, "Module", "A builtin.module")
+      .def(py::init([](ContextRef context) {
+             return std::make_shared<PaddleModule>(
+                 context, ModuleOp::create(UnknownLoc::get(&context->context)));
+           }),
+           py::arg("context"))
+      .def_static("parse", &parse, py::arg("context"), py::arg("text"),
+                  py::arg("name") = "<string>",
+                  "Parses MLIR text (or bytecode bytes); MLIRError names "
+                  "`name` and the position of each error")
+      .def_static("load", &load, py::arg("context"), py::arg("path"),
+                  "Reads a .mlir or .mlirbc file")
+      .def_property_readonly("context",
+                             [](PaddleModule &m) { return m.context; })
+      .def(
+          "to_text",
+          [](PaddleModule &m, bool debugInfo, bool generic) {
+            return print(m.get(), debugInfo, generic);
+          },
+          py::arg("debug_info") = false, py::arg("generic") = false)
+      .def("__str__",
+           [](PaddleModule &m) { return print(m.get(), false, false); })
+      .def("to_bytecode",
+           [](PaddleModule &m) { return py::bytes(toBytecode(m.get())); })
+      .def("save", &save, py::arg("path"),
+           "Bytecode when `path` ends in .mlirbc, text (with locations) "
+           "otherwise; written atomically")
+      .def("verify",
+           [](PaddleModule &m) {
+             DiagnosticCapture capture(m.ctx());
+             if (failed(mlir::verify(m.get())))
+               capture.fail("the module does not verify");
+           })
+      .def("run_passes", &runPasses, py::arg("pipeline"))
+      .def("clone",
+           [](PaddleModule &m) {
+             return std::make_shared<PaddleModule>(m.context, m.get().clone());
+           })
+      .def("function_names",
+           [](PaddleModule &m) {
+             std::vector<std::string> names;
+             for (auto f : m.get().getOps<func::FuncOp>())
+               names.push_back(f.getSymName().str());
+             return names;
+           })
+      .def(
+          "erase_function",
+          [](PaddleModule &m, const std::string &name) {
+            func::FuncOp f = lookupFunction(m, name);
+            ++m.epoch;
+            f->remove();
+            m.graveyard.emplace_back(f.getOperation());
+          },
+          py::arg("name"))
+      .def(
+          "set_function_attr",
+          [](PaddleModule &m, const std::string &func, const std::string &name,
+             const std::string &attrText) {
+            func::FuncOp f = lookupFunction(m, func);
+            f->setAttr(name, parseAttrOrThrow(m.ctx(), attrText,
+                                              "attribute '" + name + "'"));
+          },
+          py::arg("func"), py::arg("name"), py::arg("attr"))
+      .def(
+          "set_arg_attr",
+          [](PaddleModule &m, const std::string &func, int64_t index,
+             const std::string &name, const std::string &attrText) {
+            func::FuncOp f = lookupFunction(m, func);
+            if (index < 0 || index >= (int64_t)f.getNumArguments())
+              throw py::index_error("function '" + func + "' has " +
+                                    std::to_string(f.getNumArguments()) +
+                                    " arguments; no argument " +
+                                    std::to_string(index));
+            f.setArgAttr(index, name,
+                         parseAttrOrThrow(m.ctx(), attrText,
+                                          "attribute '" + name + "'"));
+          },
+          py::arg("func"), py::arg("index"), py::arg("name"), py::arg("attr"))
+      .def(
+          "add_declaration",
+          [](PaddleModule &m, const std::string &name,
+             const std::vector<std::string> &argTypes,
+             const std::vector<std::string> &resultTypes) {
+            if (SymbolTable::lookupSymbolIn(m.get(), name))
+              throw py::value_error("the module already has a symbol '" + name +
+                                    "'");
+            MLIRContext *ctx = m.ctx();
+            SmallVector<Type> args, results;
+            for (size_t i = 0; i < argTypes.size(); ++i)
+              args.push_back(parseTypeOrThrow(ctx, argTypes[i],
+                                              "argument " + std::to_string(i)));
+            for (size_t i = 0; i < resultTypes.size(); ++i)
+              results.push_back(parseTypeOrThrow(
+                  ctx, resultTypes[i], "result " + std::to_string(i)));
+            OpBuilder b = OpBuilder::atBlockEnd(m.get().getBody());
+            auto f =
+                func::FuncOp::create(b, UnknownLoc::get(ctx), name,
+                                     FunctionType::get(ctx, args, results));
+            f.setPrivate();
+          },
+          py::arg("name"), py::arg("arg_types"), py::arg("result_types"),
+          "Adds a private func.func declaration (no body)");
+}
+
+} // namespace paddle_py
