@@ -217,7 +217,7 @@ def test_layer_norm(rng, axis, bias):
 
 # --- shapes and data movement ------------------------------------------------------------------
 
-@pytest.mark.parametrize("shape,allowzero", [([4, -1], 0), ([0, 12], 0), ([-1], 0),
+@pytest.mark.parametrize("shape,allowzero", [([4, -1], 0), ([0, 6], 0), ([-1], 0),
                                              ([2, 2, 3, 2], 1)])
 def test_reshape(rng, shape, allowzero):
     x = f32(rng, 4, 3, 2)
@@ -274,7 +274,7 @@ def test_split(rng, case):
         model = node_model("Split", [x, "s"], n_outputs=3, attrs={"axis": 1},
                            inits={"s": np.array([2, 4, 1], np.int64)})
     elif case == "equal":
-        model = node_model("Split", [x], n_outputs=2)
+        model = node_model("Split", [x], n_outputs=2, opset=13)
     else:
         model = node_model("Split", [x], n_outputs=3, attrs={"axis": 1, "num_outputs": 3})
     check(model, [x])

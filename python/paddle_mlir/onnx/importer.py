@@ -176,6 +176,7 @@ class GraphImporter:
         self.function_name = function_name
         self.source = source_name
         self.env = {}
+        self.snippets = {}
         self.node = None
         self.node_index = 0
         self.opset = None
@@ -238,34 +239,74 @@ class GraphImporter:
                             result_types=["tensor<bf16>"])
         return self.const_value(np.array(x, MLIR_TO_NUMPY[elt]))
 
-    def index_const(self, i):
-        return self.op1("arith.constant", [], {"value": f"{int(i)} : index"}, ["index"])
+    # Upstream ops (tensor.dim, tensor.from_elements, tensor.collapse_shape,
+    # ...) are not built with fb.op: _core's op() accepts only ops it can
+    # prove region-free, which fails for ops of upstream dialects. They are
+    # written as a small function, parsed once per importer and signature,
+    # and inlined with fb.inline_call, which clones the ops (no text reaches
+    # the user's module).
 
-    def dim_index(self, dim):
-        """An `index` value holding a dynamic dim at run time."""
-        if is_static(dim):
-            return self.index_const(dim)
-        if dim.value is None:
-            self.fail("a computed run-time size is needed as an index; only "
-                      "the dims of tensors are supported there")
-        return self.op1("tensor.dim", [dim.value, self.index_const(dim.index)],
-                        result_types=["index"])
+    def upstream(self, operands, body, result_types):
+        """Inlines `body` (lines using %a0.. for `operands`, ending with a
+        `return`) as ops of the function; returns the returned values."""
+        from paddle_mlir import _core
+        sig = ", ".join(f"%a{i}: {v.type}" for i, v in enumerate(operands))
+        text = (f"func.func private @snippet({sig}) -> ({', '.join(result_types)}) {{\n"
+                + "\n".join("  " + line for line in body) + "\n}\n")
+        module = self.snippets.get(text)
+        if module is None:
+            try:
+                module = _core.Module.parse(self.module.context, text, name=self.loc()[0])
+            except _core.MLIRError as e:
+                self.fail(f"internal error building upstream ops: {e}", unsupported=False)
+            self.snippets[text] = module
+        try:
+            return self.fb.inline_call(module, "snippet", list(operands), loc=self.loc())
+        except _core.MLIRError as e:
+            self.fail(f"internal error inlining upstream ops: {e}", unsupported=False)
+
+    def dim_indices(self, dims):
+        """`index` values holding the dynamic entries of `dims` at run time."""
+        dynamic = [d for d in dims if not is_static(d)]
+        if not dynamic:
+            return []
+        if any(d.value is None for d in dynamic):
+            self.fail("a computed run-time size is needed as a dim; only the "
+                      "dims of tensors are supported there")
+        values, body = [], []
+        for k, d in enumerate(dynamic):
+            if not any(v == d.value for v in values):
+                values.append(d.value)
+            j = next(i for i, v in enumerate(values) if v == d.value)
+            body += [f"%c{k} = arith.constant {d.index} : index",
+                     f"%d{k} = tensor.dim %a{j}, %c{k} : {d.value.type}"]
+        body.append("return " + ", ".join(f"%d{k}" for k in range(len(dynamic))) + " : "
+                    + ", ".join("index" for _ in dynamic))
+        return self.upstream(values, body, ["index"] * len(dynamic))
 
     def materialize_sym(self, sym):
         """IR i64 tensor for a shape value (static ints and dims)."""
         flat = list(sym.reshape(-1))
         if all(is_static(x) for x in flat):
             return self.const_value(np.array(flat, np.int64).reshape(sym.shape))
-        scalars = []
-        for x in flat:
+        if any(not is_static(x) and x.value is None for x in flat):
+            self.fail("a value computed from dynamic dims is needed as a tensor here, "
+                      "which is not supported")
+        values, body, names = [], [], []
+        for k, x in enumerate(flat):
             if is_static(x):
-                scalars.append(self.op1("arith.constant", [], {"value": f"{int(x)} : i64"},
-                                        ["i64"]))
+                body.append(f"%e{k} = arith.constant {int(x)} : i64")
             else:
-                scalars.append(self.op1("arith.index_cast", [self.dim_index(x)],
-                                        result_types=["i64"]))
-        return self.op1("tensor.from_elements", scalars,
-                        result_types=[tensor_type(sym.shape, "i64")])
+                if not any(v == x.value for v in values):
+                    values.append(x.value)
+                j = next(i for i, v in enumerate(values) if v == x.value)
+                body += [f"%c{k} = arith.constant {x.index} : index",
+                         f"%d{k} = tensor.dim %a{j}, %c{k} : {x.value.type}",
+                         f"%e{k} = arith.index_cast %d{k} : index to i64"]
+            names.append(f"%e{k}")
+        t = tensor_type(sym.shape, "i64")
+        body += [f"%r = tensor.from_elements {', '.join(names)} : {t}", f"return %r : {t}"]
+        return self.upstream(values, body, [t])[0]
 
     # -- environment -----------------------------------------------------------
 

@@ -510,7 +510,7 @@ def constant_of_shape(imp, attrs):
 
 def fill_dynamic(imp, dims, value, elt):
     """A tensor of shape `dims` (ints and Dims) filled with `value`."""
-    sizes = [imp.dim_index(d) for d in dims if not is_static(d)]
+    sizes = imp.dim_indices(dims)
     mask_type = out_type(imp, dims, "i64")
     iota = imp.op1("paddle.iota", sizes, {"dimension": "0 : i64"}, [mask_type])
     mask = imp.op1("paddle.compare", [iota, iota], {"direction": "#paddle<direction eq>"})
@@ -665,20 +665,32 @@ def reshape_dims(imp, x, dims):
 
     def reassoc(groups):
         return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
-    y = x
-    if len(mid) != len(src):
-        y = imp.op1("tensor.collapse_shape", [x], {"reassociation": reassoc(
-            [gs for gs, _ in pairs])}, [tensor_type(mid, x.dtype)])
     out = [None if not is_static(d) else d for d in dims]
-    if len(out) == len(mid):
-        return y
-    sizes = [imp.op1("tensor.dim", [y, imp.index_const(k)], result_types=["index"])
-             for k, d in enumerate(mid) if d is None]
-    static = "array<i64: " + ", ".join(
-        str(-9223372036854775808 if d is None else d) for d in out) + ">"
-    return imp.op1("tensor.expand_shape", [y] + sizes,
-                   {"reassociation": reassoc([gd for _, gd in pairs]),
-                    "static_output_shape": static}, [tensor_type(out, x.dtype)])
+    mid_t, out_t = tensor_type(mid, x.dtype), tensor_type(out, x.dtype)
+    body, y = [], "%a0"
+    if len(mid) != len(src):
+        body.append(f"%m = tensor.collapse_shape %a0 {reassoc([gs for gs, _ in pairs])} "
+                    f": {x.type} into {mid_t}")
+        y = "%m"
+    if len(out) != len(mid):
+        # Sizes of the result: static ones as numbers, a dynamic one is the
+        # dynamic dim of its group in the collapsed tensor.
+        sizes = []
+        for k, (gs, gd) in enumerate(pairs):
+            for j in gd:
+                if out[j] is None:
+                    body += [f"%c{j} = arith.constant {k} : index",
+                             f"%d{j} = tensor.dim {y}, %c{j} : {mid_t}"]
+                    sizes.append(f"%d{j}")
+                else:
+                    sizes.append(str(out[j]))
+        body.append(f"%r = tensor.expand_shape {y} {reassoc([gd for _, gd in pairs])} "
+                    f"output_shape [{', '.join(sizes)}] : {mid_t} into {out_t}")
+        y = "%r"
+    if y == "%a0":
+        return x
+    body.append(f"return {y} : {out_t}")
+    return imp.upstream([x], body, [out_t])[0]
 
 
 @op("Reshape", {"allowzero": 0})
@@ -727,8 +739,10 @@ def flatten(imp, attrs):
     # Both sides dynamic: merging dims needs no sizes.
     groups = [list(range(0, axis)), list(range(axis, r))]
     reassoc = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
-    imp.set_output(0, imp.op1("tensor.collapse_shape", [x], {"reassociation": reassoc},
-                              [tensor_type([None, None], x.dtype)]))
+    t = tensor_type([None, None], x.dtype)
+    imp.set_output(0, imp.upstream([x], [
+        f"%r = tensor.collapse_shape %a0 {reassoc} : {x.type} into {t}",
+        f"return %r : {t}"], [t])[0])
 
 
 def axes_input(imp, i, attrs=None, name="axes"):
@@ -937,7 +951,7 @@ def trilu(imp, attrs):
     if len(shape) < 2:
         imp.fail("the input must have rank >= 2", unsupported=False)
     dims = shape[-2:]
-    sizes = [imp.dim_index(d) for d in dims if not is_static(d)]
+    sizes = imp.dim_indices(dims)
     t = out_type(imp, dims, "i64")
     rows = imp.op1("paddle.iota", sizes, {"dimension": "0 : i64"}, [t])
     cols = imp.op1("paddle.iota", sizes, {"dimension": "1 : i64"}, [t])
