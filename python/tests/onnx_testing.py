@@ -72,7 +72,9 @@ def infer_output_types(model):
              list(inferred.graph.output)}
     for vi in model.graph.output:
         if vi.type.tensor_type.elem_type == 0 and vi.name in types:
-            vi.type.tensor_type.elem_type = types[vi.name].tensor_type.elem_type
+            # The inferred type with its shape: onnx.checker (run by
+            # paddle_mlir.onnx.load) wants one on graph outputs.
+            vi.type.CopyFrom(types[vi.name])
     return model
 
 

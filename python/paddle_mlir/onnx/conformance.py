@@ -13,7 +13,8 @@ cannot hide the others.
 Outcome of a test:
 - passed: every output has the reference's dtype and shape, and values
   within rtol=1e-3, atol=1e-7 (the onnx backend runner's defaults; NaN must
-  match NaN), integers and booleans exactly;
+  match NaN; bf16 rtol=1e-2, about two rounding steps), integers and
+  booleans exactly;
 - unsupported: the importer rejected the model as valid ONNX it does not
   cover (op, attribute value, element type, dynamic shape), with its message;
 - failed: anything else (an import error from a broken model, a compile
@@ -75,6 +76,8 @@ def generate_node_tests(target):
             for kind, arrays, infos in (("input", inputs, case.model.graph.input),
                                         ("output", outputs, case.model.graph.output)):
                 for j, a in enumerate(arrays):
+                    if isinstance(a, np.generic):
+                        a = np.asarray(a)
                     if not isinstance(a, np.ndarray):
                         # Sequences, maps, optionals: no tensor to compare.
                         open(os.path.join(d, "non_tensor_data"), "w").close()
@@ -149,10 +152,13 @@ def compare(outputs, expected):
             return f"output {k}: dtype {got.dtype}, expected {ref.dtype}"
         if got.shape != ref.shape:
             return f"output {k}: shape {got.shape}, expected {ref.shape}"
-        if ref.dtype.kind in "fc":
-            ok = np.isclose(got, ref, rtol=RTOL, atol=ATOL, equal_nan=True)
+        if ref.dtype.kind in "fc" or ref.dtype.name == "bfloat16":
+            # bf16 has 8 significant bits: one rounding step is 2^-8.
+            rtol = 1e-2 if ref.dtype.name == "bfloat16" else RTOL
+            got, ref = got.astype(np.float64), ref.astype(np.float64)
+            ok = np.isclose(got, ref, rtol=rtol, atol=ATOL, equal_nan=True)
             if not ok.all():
-                err = np.max(np.abs(got.astype(np.float64) - ref.astype(np.float64))[~ok])
+                err = np.max(np.abs(got - ref)[~ok])
                 return f"output {k}: {int((~ok).sum())} elements differ (max abs err {err:.3g})"
         elif not np.array_equal(got, ref):
             return f"output {k}: {int((got != ref).sum())} elements differ"
@@ -235,7 +241,13 @@ def _erase(module, fname):
 def _run(exe, prep):
     for inputs, expected in prep.data:
         try:
-            outputs = exe.run(prep.fname, [np.require(x, requirements="C") for x in inputs])
+            # _core passes bf16 as its bits (uint16); the test data uses
+            # ml_dtypes' bfloat16.
+            outputs = exe.run(prep.fname, [
+                np.require(x.view(np.uint16) if x.dtype.name == "bfloat16" else x,
+                           requirements="C") for x in inputs])
+            outputs = [o.view(e.dtype) if e.dtype.name == "bfloat16" and o.dtype == np.uint16
+                       else o for o, e in zip(outputs, expected)]
         except (ValueError, RuntimeError, MemoryError) as e:
             return Result(prep.name, prep.op_type, "failed", f"run: {e}")
         diff = compare(outputs, expected)

@@ -185,7 +185,8 @@ class GraphImporter:
                 self.opset = imp.version
         if self.opset is None:
             raise OnnxImportError("the model imports no version of the default "
-                                  "ONNX domain (opset_import)", unsupported=False)
+                                  "ONNX domain (opset_import); only that domain is "
+                                  "supported")
         if self.opset < MIN_OPSET:
             raise OnnxImportError(
                 f"the model uses ONNX opset {self.opset}; the importer supports "

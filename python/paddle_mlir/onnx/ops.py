@@ -242,9 +242,9 @@ def mod(imp, attrs):
 
 def _mod_ir(imp, attrs):
     a, b = imp.value(0), imp.value(1)
-    if attrs["fmod"] == 0 and a.dtype in FLOAT_TYPES:
-        imp.fail("Mod with fmod=0 on floats is invalid ONNX", unsupported=False)
-    r = imp.op1("paddle.rem", [a, b])  # sign of the divisor, as fmod=0
+    # fmod=0 takes the sign of the divisor (numpy.mod), also for floats as
+    # the ONNX reference and onnxruntime do.
+    r = imp.op1("paddle.rem", [a, b])
     if attrs["fmod"] == 1:
         # C fmod takes the sign of the dividend: move a remainder whose sign
         # differs back by one divisor (exact, no rounding).
@@ -1065,6 +1065,23 @@ def spatial_attrs(imp, attrs, kernel, in_shape, dilations):
              "pads": None, "strides": None})
 def conv(imp, attrs):
     x, w = imp.value(0), imp.value(1)
+    if x.rank == 3 and w.rank == 3:
+        # 1-D convolution: as 2-D over a unit H dim, then drop it.
+        attrs = as_2d(attrs, [("kernel_shape", 1), ("strides", 1), ("dilations", 1),
+                              ("pads", 0)])
+        tx, tw = imp.tensor(0), imp.tensor(1)
+        saved = tx.value, tw.value
+        tx.value = unit_h(imp, x)
+        wdims = [Dim(w, k) if d is None else d for k, d in enumerate(w.shape)]
+        tw.value = reshape_value(imp, w, wdims[:2] + [1] + wdims[2:])
+        try:
+            conv(imp, attrs)
+        finally:
+            tx.value, tw.value = saved
+        y = imp.env[imp.node.output[0]].value
+        out = [Dim(y, k) if d is None else d for k, d in enumerate(y.shape)]
+        imp.set_output(0, reshape_value(imp, y, out[:2] + out[3:]))
+        return
     if x.rank != 4 or w.rank != 4:
         imp.fail(f"only 2-D convolution (rank-4 input) is supported; the input has rank {x.rank}")
     kernel = list(w.shape[2:])
@@ -1083,8 +1100,42 @@ def conv(imp, attrs):
     imp.set_output(0, y)
 
 
+def as_2d(attrs, keys_pairs):
+    """ONNX 1-D window attributes as 2-D ones over a unit H dim."""
+    attrs = dict(attrs)
+    for key, fill in keys_pairs:
+        v = attrs.get(key)
+        if v is None:
+            continue
+        v = list(v)
+        attrs[key] = [fill] + v if key != "pads" else [0, v[0], 0, v[1]]
+    return attrs
+
+
+def unit_h(imp, x):
+    """[N, C, W] -> [N, C, 1, W] (a 1-D op run as 2-D)."""
+    dims = list(imp.shape_of(0))
+    return reshape_value(imp, x, dims[:2] + [1] + dims[2:])
+
+
 def _pool(imp, attrs, name, extra):
     x = imp.value(0)
+    if x.rank == 3:
+        # 1-D pooling: as 2-D over a unit H dim, then drop it.
+        attrs = as_2d(attrs, [("kernel_shape", 1), ("strides", 1), ("dilations", 1),
+                              ("pads", 0)])
+        dims = list(imp.shape_of(0))
+        t = imp.tensor(0)
+        saved = t.value
+        t.value = unit_h(imp, x)
+        try:
+            _pool(imp, attrs, name, extra)
+        finally:
+            t.value = saved
+        y = imp.env[imp.node.output[0]].value
+        out = [Dim(y, k) if d is None else d for k, d in enumerate(y.shape)]
+        imp.set_output(0, reshape_value(imp, y, out[:2] + out[3:]))
+        return
     if x.rank != 4:
         imp.fail(f"only 2-D pooling (rank-4 input) is supported; the input has rank {x.rank}")
     kernel = list(attrs["kernel_shape"] or [])
@@ -1095,11 +1146,45 @@ def _pool(imp, attrs, name, extra):
         imp.fail(f"attribute dilations={dilations} is not supported (only 1)")
     check_choice(imp, attrs, "ceil_mode", [0, 1])
     strides, pads = spatial_attrs(imp, attrs, kernel, imp.shape_of(0), dilations)
-    a = {"kernel": arr(kernel), "strides": arr(strides), "padding": arr(pads)}
+    a = {"kernel": arr(kernel), "strides": arr(strides)}
     if attrs["ceil_mode"]:
         a["ceil_mode"] = "unit"
     a.update(extra)
+    large = any(2 * p > kernel[k % 2] for k, p in enumerate(pads))
+    if large and not attrs["ceil_mode"]:
+        # The paddle pools take at most half a kernel of padding (as
+        # PyTorch); ONNX allows more. Pad explicitly, then pool unpadded.
+        imp.set_output(0, _pool_prepadded(imp, x, name, a, pads))
+        return
+    a["padding"] = arr(pads)
     imp.set_output(0, imp.op1(name, [x], a))
+
+
+def _pool_prepadded(imp, x, name, a, pads):
+    low, high = [0, 0] + pads[:2], [0, 0] + pads[2:]
+    if name == "paddle.max_pool2d":
+        # Padded positions never win: the lowest value of the type.
+        lowest = -np.inf if x.dtype in FLOAT_TYPES else np.iinfo(MLIR_TO_NUMPY[x.dtype]).min
+        padded = imp.op1("paddle.pad", [x], {"low": arr(low), "high": arr(high),
+                                             "value": fmt_scalar(lowest, x.dtype)})
+        return imp.op1(name, [padded], a)
+    zero = fmt_scalar(0, x.dtype)
+    padded = imp.op1("paddle.pad", [x], {"low": arr(low), "high": arr(high), "value": zero})
+    a = dict(a)
+    include = a.pop("count_include_pad", None) is not None
+    mean = imp.op1(name, [padded], a)  # every window lies inside the padded input
+    if include:
+        return mean
+    # Without count_include_pad the divisor is the number of input elements
+    # in the window: the same pool over ones padded with zeros gives
+    # count / window size, and the ratio cancels the window size.
+    h, w = imp.shape_of(0)[2:]
+    if not (is_static(h) and is_static(w)):
+        imp.fail("padding larger than half the kernel on dynamic spatial dims is not supported")
+    ones = imp.const_value(np.ones((1, 1, h, w), MLIR_TO_NUMPY.get(x.dtype, np.float32)))
+    ones = imp.op1("paddle.pad", [ones], {"low": arr(low), "high": arr(high), "value": zero})
+    frac = imp.op1(name, [ones], a)
+    return imp.op1("paddle.div", [mean, frac])
 
 
 POOL_ATTRS = {"auto_pad": "NOTSET", "ceil_mode": 0, "dilations": None,
@@ -1196,6 +1281,15 @@ def _reduce(name, pre=None, post=None):
             return
         if attrs["keepdims"]:
             a["keepdims"] = "unit"
+        if x.dtype == "i1" and name in ("paddle.reduce_max", "paddle.reduce_min"):
+            # any / all: reduce 0/1 as i8.
+            x8 = imp.op1("paddle.cast", [x], result_types=[out_type(imp, x.shape, "i8")])
+            y = imp.op1(name, [x8], a)
+            # > 0, not a cast: an empty max (any) gives the lowest i8, false;
+            # an empty min (all) the highest, true.
+            imp.set_output(0, imp.op1("paddle.compare", [y, imp.scalar(0, "i8")],
+                                      {"direction": "#paddle<direction gt>"}))
+            return
         y = imp.op1(name, [pre(imp, x) if pre else x], a)
         imp.set_output(0, post(imp, y) if post else y)
     return handler
