@@ -25,6 +25,8 @@ def main():
     p.add_argument("--filter", help="only tests whose name matches this regex")
     p.add_argument("--data-dir", help="node test folder (default: the onnx wheel's)")
     p.add_argument("--batch", type=int, default=32, help="tests per compilation")
+    p.add_argument("--opt-level", type=int, default=0,
+                   help="LLVM optimization level of the compilation (default 0)")
     p.add_argument("--details", action="store_true",
                    help="print one line per test that did not pass")
     p.add_argument("--write-passing", metavar="FILE",
@@ -39,7 +41,7 @@ def main():
     def progress(n):
         print(f"\r{n}/{len(names)}", end="", file=sys.stderr, flush=True)
     results, seconds = c.timed_run(names, data_dir=args.data_dir, batch=args.batch,
-                                   progress=progress)
+                                   progress=progress, opt_level=args.opt_level)
     print(file=sys.stderr)
     per_op, totals = c.summarize(results)
     print(f"{'op type':28} {'passed':>7} {'failed':>7} {'unsupp.':>7}   (bound)")

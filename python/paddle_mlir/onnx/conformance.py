@@ -258,8 +258,13 @@ def _run(exe, prep):
                   f"inputs bound as constants: {', '.join(bound)}" if bound else "")
 
 
-def run_tests(names, data_dir=None, batch=32, progress=None):
-    """Runs the named backend tests; returns {name: Result}."""
+def run_tests(names, data_dir=None, batch=32, progress=None, opt_level=0):
+    """Runs the named backend tests; returns {name: Result}.
+
+    `opt_level` is passed to `_core.compile` (LLVM optimization level); the
+    small test functions gain nothing from -O3 but compile time (about 5x
+    more for the passing set).
+    """
     import onnx
     from paddle_mlir import _core
     data_dir = data_dir or default_data_dir()
@@ -279,7 +284,7 @@ def run_tests(names, data_dir=None, batch=32, progress=None):
             else:
                 ok.append(prep)
         try:
-            exe = _core.compile(module) if ok else None
+            exe = _core.compile(module, opt_level=opt_level) if ok else None
         except _core.MLIRError:
             exe = None
         if exe is not None:
@@ -292,7 +297,7 @@ def run_tests(names, data_dir=None, batch=32, progress=None):
                 r = _import(_core, single, prep)
                 if r is None:
                     try:
-                        r = _run(_core.compile(single), prep)
+                        r = _run(_core.compile(single, opt_level=opt_level), prep)
                     except _core.MLIRError as e:
                         r = Result(prep.name, prep.op_type, "failed", f"compile: {e}")
                 results[prep.name] = r
