@@ -479,3 +479,36 @@ def test_chain_with_initializer_that_is_also_an_input(rng):
     x = f32(rng, 5, 4)
     got = run_paddle(model, [x])
     np.testing.assert_allclose(got[0], np.maximum(x @ w, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_attention_style_head_split_dynamic_batch(rng):
+    """x.view(B, L, heads, E // heads) with B dynamic and the head size
+    computed by Div/Mod of scalars (as torch's MHA export): folded at import
+    time; the target keeps B and L from x, so several dynamic dims are
+    carried through collapse/expand."""
+    c = {"zero": np.array(0, np.int64), "one": np.array(1, np.int64),
+         "two": np.array(2, np.int64), "heads": np.array(3, np.int64),
+         "ax0": np.array([0], np.int64)}
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["b"]),
+        helper.make_node("Gather", ["s", "one"], ["l"]),
+        helper.make_node("Gather", ["s", "two"], ["e"]),
+        helper.make_node("Div", ["e", "heads"], ["hd"]),
+        helper.make_node("Mod", ["e", "heads"], ["rem"]),
+        helper.make_node("Add", ["hd", "rem"], ["hd2"]),
+        helper.make_node("Unsqueeze", ["b", "ax0"], ["b1"]),
+        helper.make_node("Unsqueeze", ["l", "ax0"], ["l1"]),
+        helper.make_node("Unsqueeze", ["heads", "ax0"], ["h1"]),
+        helper.make_node("Unsqueeze", ["hd2", "ax0"], ["d1"]),
+        helper.make_node("Concat", ["b1", "l1", "h1", "d1"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["r"]),
+        helper.make_node("Transpose", ["r"], ["y"], perm=[0, 2, 1, 3]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", "L", 12])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, k) for k, v in c.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    for b, l in ((1, 5), (3, 2)):
+        check(model, [f32(rng, b, l, 12)])

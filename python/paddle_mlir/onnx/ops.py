@@ -182,7 +182,7 @@ def _binary(onnx_name, paddle_name):
             a, b = known
             if onnx_name == "Div":
                 f = np.frompyfunc(_trunc_div, 2, 1)
-                res = f(a.astype(object), b.astype(object))
+                res = np.asarray(f(a.astype(object), b.astype(object)))
                 if a.dtype != object and b.dtype != object:
                     res = res.astype(a.dtype)
             elif onnx_name in FOLDERS:
@@ -232,7 +232,8 @@ def mod(imp, attrs):
     known = foldable(imp, 0, 1)
     if known is not None:
         a, b = known
-        res = np.frompyfunc(_mod(attrs["fmod"]), 2, 1)(a.astype(object), b.astype(object))
+        res = np.asarray(np.frompyfunc(_mod(attrs["fmod"]), 2, 1)(a.astype(object),
+                                                                  b.astype(object)))
         if a.dtype != object and b.dtype != object:
             res = np.asarray(res).astype(a.dtype)
         set_known(imp, 0, res, lambda imp: _mod_ir(imp, attrs))
