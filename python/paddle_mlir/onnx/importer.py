@@ -1,0 +1,537 @@
+"""ONNX graph -> `paddle` dialect, built through `paddle_mlir._core`.
+
+One ONNX graph becomes one public function: its arguments are the graph
+inputs that have no initializer, in order; its results are the graph outputs;
+the weights (initializers, Constant nodes) are `paddle.constant` ops inside
+the function, so `paddle-run` runs the imported file as it is.
+
+Values are tracked per ONNX tensor name as a `Tensor`: an IR value, a numpy
+constant, or a *shape value* (a numpy object array of ints and symbolic
+dims). Shape arithmetic (Shape -> Gather -> Concat -> Reshape, as exporters
+write it) is folded at import time, so Reshape, Expand and friends get the
+static attributes the dialect needs, and a dim that is dynamic in the model
+stays dynamic in the IR. Anything the importer cannot map exactly raises
+`OnnxImportError` naming the node; nothing is silently approximated.
+"""
+
+import os
+
+import numpy as np
+
+# ONNX TensorProto element type -> (MLIR element type, numpy dtype).
+ELEMENT_TYPES = {
+    1: ("f32", np.float32),    # FLOAT
+    11: ("f64", np.float64),   # DOUBLE
+    10: ("f16", np.float16),   # FLOAT16
+    16: ("bf16", None),        # BFLOAT16 (no numpy dtype: no constants)
+    9: ("i1", np.bool_),       # BOOL
+    3: ("i8", np.int8),        # INT8
+    6: ("i32", np.int32),      # INT32
+    7: ("i64", np.int64),      # INT64
+}
+NUMPY_TO_MLIR = {np.dtype(d): t for t, d in ELEMENT_TYPES.values() if d}
+MLIR_TO_NUMPY = {t: np.dtype(d) for t, d in ELEMENT_TYPES.values() if d}
+FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+INT_TYPES = ("i8", "i32", "i64")
+
+# Opsets whose operator semantics the handlers were written against; each
+# node is further checked against the version of its own operator schema.
+MIN_OPSET = 13
+
+
+class OnnxImportError(ValueError):
+    """The model cannot be imported exactly.
+
+    `op_type` and `node` name the offending node (None for model-level
+    errors); `unsupported` is True when the model is valid ONNX that this
+    importer does not cover (an op, attribute value, type or dynamic shape),
+    False when the model itself is broken.
+    """
+
+    def __init__(self, message, op_type=None, node=None, unsupported=True,
+                 needs_constant=False):
+        super().__init__(message)
+        self.op_type = op_type
+        self.node = node
+        self.unsupported = unsupported
+        # True when an input that must be known at import time (a shape,
+        # axes, pads) is a run-time value.
+        self.needs_constant = needs_constant
+
+
+class Dim:
+    """A dim of an IR value that is dynamic: `value.shape[index]`."""
+
+    def __init__(self, value, index):
+        self.value, self.index = value, index
+
+    def _unknown(self, *_):
+        return UNKNOWN
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unknown
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _unknown
+    __truediv__ = __rtruediv__ = __neg__ = _unknown
+
+    def __repr__(self):
+        return f"Dim({self.index})"
+
+
+class _Unknown(Dim):
+    """A run-time integer computed from dynamic dims (not a plain dim)."""
+
+    def __init__(self):
+        super().__init__(None, None)
+
+    def __repr__(self):
+        return "?"
+
+
+UNKNOWN = _Unknown()
+
+
+def is_static(x):
+    return not isinstance(x, Dim)
+
+
+class Tensor:
+    """What the importer knows about one ONNX tensor.
+
+    Exactly one of `const` (a numpy array, known at import time), `sym` (a
+    rank-0/1 numpy object array of ints and `Dim`s: a shape value) or
+    `value` (an IR value) describes it; a constant or shape value gets an IR
+    value too once an IR op needs it (cached in `value`).
+    """
+
+    def __init__(self, value=None, const=None, sym=None):
+        self.value, self.const, self.sym = value, const, sym
+        # (node, node index, build): how to compute a shape value whose
+        # entries depend on dynamic dims in IR, if an IR op needs it.
+        self.lazy = None
+
+
+def fmt_float(x, mlir_type):
+    """An MLIR float attribute; inf and NaN as their bit patterns."""
+    x = float(x)
+    if np.isfinite(x):
+        return f"{x:.17e} : {mlir_type}"
+    np_type = {"f16": np.float16, "f32": np.float32, "f64": np.float64}.get(mlir_type)
+    if np_type is None:
+        raise ValueError(f"non-finite {mlir_type} attribute")
+    bits = np.array(x, np_type).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[
+        np.dtype(np_type).itemsize])
+    return f"0x{int(bits):X} : {mlir_type}"
+
+
+def fmt_scalar(x, mlir_type):
+    """A typed scalar attribute of `mlir_type` (pad values, constants)."""
+    if mlir_type == "i1":
+        return "true" if x else "false"
+    if mlir_type in FLOAT_TYPES:
+        return fmt_float(x, mlir_type)
+    return f"{int(x)} : {mlir_type}"
+
+
+def arr(values):
+    values = [int(v) for v in values]
+    return "array<i64: " + ", ".join(map(str, values)) + ">" if values else "array<i64>"
+
+
+def tensor_type(shape, elt):
+    return "tensor<" + "".join(("?" if d is None else str(d)) + "x" for d in shape) + elt + ">"
+
+
+def _onnx():
+    import onnx
+    return onnx
+
+
+def load_model_proto(path):
+    """Reads and checks an ONNX file; errors name the file."""
+    onnx = _onnx()
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"ONNX model '{path}' does not exist")
+    if os.path.isdir(path):
+        raise OnnxImportError(f"ONNX model '{path}' is a directory", unsupported=False)
+    try:
+        model = onnx.load(path)
+    except Exception as e:  # protobuf DecodeError, external data errors, ...
+        raise OnnxImportError(f"cannot read ONNX model '{path}': not a valid "
+                              f"ONNX protobuf ({type(e).__name__}: {e})",
+                              unsupported=False) from None
+    try:
+        onnx.checker.check_model(model)
+    except Exception as e:
+        raise OnnxImportError(f"invalid ONNX model '{path}': {e}",
+                              unsupported=False) from None
+    return model
+
+
+class GraphImporter:
+    """Imports one ONNX ModelProto into a `_core` module as one function."""
+
+    def __init__(self, model, module, function_name, source_name):
+        self.model = model
+        self.module = module
+        self.function_name = function_name
+        self.source = source_name
+        self.env = {}
+        self.snippets = {}
+        self.node = None
+        self.node_index = 0
+        self.opset = None
+        for imp in model.opset_import:
+            if imp.domain in ("", "ai.onnx"):
+                self.opset = imp.version
+        if self.opset is None:
+            raise OnnxImportError("the model imports no version of the default "
+                                  "ONNX domain (opset_import); only that domain is "
+                                  "supported")
+        if self.opset < MIN_OPSET:
+            raise OnnxImportError(
+                f"the model uses ONNX opset {self.opset}; the importer supports "
+                f"opset {MIN_OPSET} and later (convert the model with "
+                "onnx.version_converter)")
+
+    # -- errors ------------------------------------------------------------
+
+    def where(self):
+        n = self.node
+        if n is None:
+            return ""
+        return f"node '{n.name or '#' + str(self.node_index)}' ({n.op_type})"
+
+    def fail(self, message, unsupported=True, needs_constant=False):
+        n = self.node
+        raise OnnxImportError(f"{self.where()}: {message}" if n is not None else message,
+                              op_type=n.op_type if n is not None else None,
+                              node=(n.name or f"#{self.node_index}") if n is not None else None,
+                              unsupported=unsupported, needs_constant=needs_constant)
+
+    # -- IR building ---------------------------------------------------------
+
+    def loc(self):
+        n = self.node
+        if n is None:
+            return (self.source, 0, 0)
+        label = n.name or f"{n.op_type}#{self.node_index}"
+        return (f"{self.source}@{label}", self.node_index + 1, 0)
+
+    def op(self, name, operands, attrs=None, result_types=None):
+        from paddle_mlir import _core
+        try:
+            return self.fb.op(name, list(operands), attrs or {}, result_types, loc=self.loc())
+        except _core.MLIRError as e:
+            self.fail(f"{name} rejected the operands: {e}", unsupported=False)
+
+    def op1(self, name, operands, attrs=None, result_types=None):
+        return self.op(name, operands, attrs, result_types)[0]
+
+    def const_value(self, array):
+        array = np.asarray(array)
+        if array.dtype not in NUMPY_TO_MLIR:
+            self.fail(f"constant of numpy type {array.dtype} has no paddle element type")
+        return self.fb.constant(np.require(array, requirements="C"), loc=self.loc())
+
+    def scalar(self, x, elt):
+        """A rank-0 constant of element type `elt` (broadcasts in binary ops)."""
+        if elt == "bf16":
+            return self.op1("paddle.cast", [self.const_value(np.array(x, np.float32))],
+                            result_types=["tensor<bf16>"])
+        return self.const_value(np.array(x, MLIR_TO_NUMPY[elt]))
+
+    # Upstream ops (tensor.dim, tensor.from_elements, tensor.collapse_shape,
+    # ...) are not built with fb.op: _core's op() accepts only ops it can
+    # prove region-free, which fails for ops of upstream dialects. They are
+    # written as a small function, parsed once per importer and signature,
+    # and inlined with fb.inline_call, which clones the ops (no text reaches
+    # the user's module).
+
+    def upstream(self, operands, body, result_types):
+        """Inlines `body` (lines using %a0.. for `operands`, ending with a
+        `return`) as ops of the function; returns the returned values."""
+        from paddle_mlir import _core
+        sig = ", ".join(f"%a{i}: {v.type}" for i, v in enumerate(operands))
+        text = (f"func.func private @snippet({sig}) -> ({', '.join(result_types)}) {{\n"
+                + "\n".join("  " + line for line in body) + "\n}\n")
+        module = self.snippets.get(text)
+        if module is None:
+            try:
+                module = _core.Module.parse(self.module.context, text, name=self.loc()[0])
+            except _core.MLIRError as e:
+                self.fail(f"internal error building upstream ops: {e}", unsupported=False)
+            self.snippets[text] = module
+        try:
+            return self.fb.inline_call(module, "snippet", list(operands), loc=self.loc())
+        except _core.MLIRError as e:
+            self.fail(f"internal error inlining upstream ops: {e}", unsupported=False)
+
+    def dim_indices(self, dims):
+        """`index` values holding the dynamic entries of `dims` at run time."""
+        dynamic = [d for d in dims if not is_static(d)]
+        if not dynamic:
+            return []
+        if any(d.value is None for d in dynamic):
+            self.fail("a computed run-time size is needed as a dim; only the "
+                      "dims of tensors are supported there")
+        values, body = [], []
+        for k, d in enumerate(dynamic):
+            if not any(v == d.value for v in values):
+                values.append(d.value)
+            j = next(i for i, v in enumerate(values) if v == d.value)
+            body += [f"%c{k} = arith.constant {d.index} : index",
+                     f"%d{k} = tensor.dim %a{j}, %c{k} : {d.value.type}"]
+        body.append("return " + ", ".join(f"%d{k}" for k in range(len(dynamic))) + " : "
+                    + ", ".join("index" for _ in dynamic))
+        return self.upstream(values, body, ["index"] * len(dynamic))
+
+    def materialize_sym(self, sym):
+        """IR i64 tensor for a shape value (static ints and dims)."""
+        flat = list(sym.reshape(-1))
+        if all(is_static(x) for x in flat):
+            return self.const_value(np.array(flat, np.int64).reshape(sym.shape))
+        if any(not is_static(x) and x.value is None for x in flat):
+            self.fail("a value computed from dynamic dims is needed as a tensor here, "
+                      "which is not supported")
+        values, body, names = [], [], []
+        for k, x in enumerate(flat):
+            if is_static(x):
+                body.append(f"%e{k} = arith.constant {int(x)} : i64")
+            else:
+                if not any(v == x.value for v in values):
+                    values.append(x.value)
+                j = next(i for i, v in enumerate(values) if v == x.value)
+                body += [f"%c{k} = arith.constant {x.index} : index",
+                         f"%d{k} = tensor.dim %a{j}, %c{k} : {x.value.type}",
+                         f"%e{k} = arith.index_cast %d{k} : index to i64"]
+            names.append(f"%e{k}")
+        t = tensor_type(sym.shape, "i64")
+        body += [f"%r = tensor.from_elements {', '.join(names)} : {t}", f"return %r : {t}"]
+        return self.upstream(values, body, [t])[0]
+
+    # -- environment -----------------------------------------------------------
+
+    def has(self, i):
+        """Whether optional input `i` of the current node is present."""
+        inputs = self.node.input
+        return i < len(inputs) and inputs[i] != ""
+
+    def tensor(self, i):
+        name = self.node.input[i]
+        if name not in self.env:
+            self.fail(f"input '{name}' is not defined before use", unsupported=False)
+        return self.env[name]
+
+    def value(self, i):
+        """The IR value of input `i`, materializing constants and shapes."""
+        return self.materialize(self.tensor(i))
+
+    def materialize(self, t):
+        if t.value is not None:
+            return t.value
+        if t.const is not None:
+            t.value = self.const_value(t.const)
+        elif t.lazy is not None:
+            # Rebuild the producing node on IR values, in its own context.
+            saved = self.node, self.node_index
+            self.node, self.node_index, build = t.lazy
+            try:
+                t.value = build(self)
+            finally:
+                self.node, self.node_index = saved
+        else:
+            t.value = self.materialize_sym(t.sym)
+        return t.value
+
+    def known(self, i):
+        """Input `i` as a numpy array (constant or shape value) or None."""
+        t = self.tensor(i)
+        return t.const if t.const is not None else t.sym
+
+    def const_input(self, i, what):
+        """Input `i`, which must be known at import time, as numpy."""
+        t = self.tensor(i)
+        if t.const is not None:
+            return t.const
+        if t.sym is not None:
+            if all(is_static(x) for x in t.sym.reshape(-1)):
+                return t.sym.astype(np.int64)
+            self.fail(f"{what} (input '{self.node.input[i]}') depends on "
+                      "dynamic dims; only import-time constants are supported")
+        self.fail(f"{what} (input '{self.node.input[i]}') must be a constant "
+                  "(an initializer or computed from constants and static shapes)",
+                  needs_constant=True)
+
+    def shape_of(self, i):
+        """Shape of input `i`: a tuple of ints and Dims (dynamic dims)."""
+        t = self.tensor(i)
+        if t.value is None:
+            known = t.const if t.const is not None else t.sym
+            return tuple(known.shape)
+        shape = t.value.shape
+        return tuple(Dim(t.value, k) if d is None else d for k, d in enumerate(shape))
+
+    def rank(self, i):
+        return len(self.shape_of(i))
+
+    def dtype(self, i):
+        t = self.tensor(i)
+        if t.value is not None:
+            return t.value.dtype
+        if t.sym is not None:
+            return "i64"
+        return NUMPY_TO_MLIR[t.const.dtype]
+
+    def set_output(self, k, value=None, const=None, sym=None):
+        if k < len(self.node.output) and self.node.output[k]:
+            if const is not None:
+                const = np.asarray(const)
+            self.env[self.node.output[k]] = Tensor(value, const, sym)
+
+    # -- the graph ---------------------------------------------------------------
+
+    def input_type(self, vi):
+        tt = vi.type
+        if not tt.HasField("tensor_type"):
+            raise OnnxImportError(f"graph input '{vi.name}' is not a tensor "
+                                  "(sequences, maps and optionals are not supported)")
+        elt = ELEMENT_TYPES.get(tt.tensor_type.elem_type)
+        if elt is None:
+            raise OnnxImportError(f"graph input '{vi.name}' has element type "
+                                  f"{_type_name(tt.tensor_type.elem_type)}, which the "
+                                  "paddle dialect does not have")
+        if not tt.tensor_type.HasField("shape"):
+            raise OnnxImportError(f"graph input '{vi.name}' has no shape (unknown rank); "
+                                  "the paddle dialect needs ranked tensors")
+        dims = []
+        for d in tt.tensor_type.shape.dim:
+            # dim_param ("batch") or no value at all: dynamic, kept dynamic.
+            dims.append(d.dim_value if d.HasField("dim_value") else None)
+        return tensor_type(dims, elt[0])
+
+    def run(self):
+        from paddle_mlir import _core
+        from . import ops
+        graph = self.model.graph
+        initializers = {t.name: t for t in graph.initializer}
+        if graph.sparse_initializer:
+            raise OnnxImportError("sparse initializers are not supported")
+        inputs = [vi for vi in graph.input if vi.name not in initializers]
+        arg_types = [self.input_type(vi) for vi in inputs]
+        try:
+            self.fb = self.module.add_function(self.function_name, arg_types,
+                                               loc=(self.source, 0, 0))
+        except _core.MLIRError as e:
+            raise OnnxImportError(f"cannot create function '{self.function_name}': {e}")
+        for vi, arg in zip(inputs, self.fb.args):
+            self.env[vi.name] = Tensor(value=arg)
+        numpy_helper = _onnx().numpy_helper
+        base_dir = os.path.dirname(self.source) if os.path.isfile(self.source) else None
+        for name, init in initializers.items():
+            try:
+                array = numpy_helper.to_array(init, base_dir or "")
+            except Exception as e:
+                raise OnnxImportError(f"initializer '{name}' cannot be read: {e}",
+                                      unsupported=False) from None
+            self.env[name] = Tensor(const=self.check_const_dtype(array, f"initializer '{name}'"))
+        self.input_names = [vi.name for vi in inputs]
+        self.input_types = arg_types
+
+        for self.node_index, node in enumerate(graph.node):
+            self.node = node
+            ops.import_node(self)
+        self.node = None
+
+        results = []
+        for vi in graph.output:
+            if vi.name not in self.env:
+                raise OnnxImportError(f"graph output '{vi.name}' is not produced by any node",
+                                      unsupported=False)
+            t = self.env[vi.name]
+            self.materialize(t)
+            declared = vi.type.tensor_type.elem_type if vi.type.HasField("tensor_type") else 0
+            if declared and declared in ELEMENT_TYPES and ELEMENT_TYPES[declared][0] != t.value.dtype:
+                raise OnnxImportError(
+                    f"graph output '{vi.name}' is declared {ELEMENT_TYPES[declared][0]} "
+                    f"but computes {t.value.dtype}", unsupported=False)
+            results.append(t.value)
+        self.output_names = [vi.name for vi in graph.output]
+        try:
+            self.fb.ret(results, loc=(self.source, 0, 0))
+        except _core.MLIRError as e:
+            raise OnnxImportError(f"cannot return the graph outputs: {e}", unsupported=False)
+
+    def check_const_dtype(self, array, what):
+        if array.dtype not in NUMPY_TO_MLIR:
+            raise OnnxImportError(f"{what} has element type {array.dtype}, which the "
+                                  "paddle dialect does not have")
+        return array
+
+
+def _type_name(elem_type):
+    try:
+        return _onnx().TensorProto.DataType.Name(elem_type)
+    except ValueError:
+        return str(elem_type)
+
+
+class ImportedModel:
+    """An imported ONNX model: the `_core` module and its one function.
+
+    `inputs`/`outputs` are the ONNX names of the function's arguments and
+    results, in order; `input_types` their MLIR types.
+    """
+
+    def __init__(self, module, function_name, inputs, input_types, outputs):
+        self.module = module
+        self.function_name = function_name
+        self.inputs = inputs
+        self.input_types = input_types
+        self.outputs = outputs
+
+    def to_text(self, debug_info=False):
+        return self.module.to_text(debug_info=debug_info)
+
+    def save(self, path):
+        self.module.save(os.fspath(path))
+
+    def compile(self, opt_level=3):
+        """JIT-compiles the module; returns a function of numpy arrays."""
+        from paddle_mlir import _core
+        exe = _core.compile(self.module, opt_level=opt_level)
+        name = self.function_name
+
+        def run(*arrays):
+            return exe.run(name, list(arrays))
+        run.executable = exe
+        return run
+
+
+def import_model(model, context=None, module=None, function_name="main",
+                 source_name="<onnx>"):
+    """Imports a `onnx.ModelProto`; see `load`.
+
+    With `module` given, the function is added to that module (several models
+    can share one module and one compilation); otherwise a new module is
+    made in `context` (a new `_core.Context` when None).
+    """
+    from paddle_mlir import _core
+    if module is None:
+        module = _core.Module(context if context is not None else _core.Context())
+    imp = GraphImporter(model, module, function_name, source_name)
+    imp.run()
+    return ImportedModel(module, function_name, imp.input_names, imp.input_types,
+                         imp.output_names)
+
+
+def load(path, context=None, function_name="main"):
+    """Imports the ONNX file at `path` as a `paddle` module.
+
+    Returns an `ImportedModel` (`.module`, `.function_name`, `.inputs`,
+    `.outputs`, `.compile()`). Raises `FileNotFoundError` for a missing file
+    and `OnnxImportError` for a corrupt model or one using an op, attribute
+    or type the importer does not support (the message names the node).
+    """
+    model = load_model_proto(path)
+    return import_model(model, context=context, function_name=function_name,
+                        source_name=os.fspath(path))
