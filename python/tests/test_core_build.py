@@ -100,6 +100,24 @@ def test_explicit_result_types_bool_io_and_erase(ctx, rng):
     np.testing.assert_array_equal(out, np.where(c, a, b))
 
 
+def test_upstream_dialect_ops(ctx, rng):
+    """op() builds ops of the upstream dialects too (their traits and type
+    inference come from libMLIR): rows of a dynamic tensor as an f32."""
+    m = C.Module(ctx)
+    fb = m.add_function("rows", ["tensor<?x3xf32>"])
+    (x,) = fb.args
+    (zero,) = fb.op("arith.constant", [], {"value": "0 : index"})
+    (n,) = fb.op("tensor.dim", [x, zero])
+    (i,) = fb.op("arith.index_cast", [n], result_types=["i64"])
+    (f,) = fb.op("arith.sitofp", [i], result_types=["f32"])
+    (t,) = fb.op("tensor.from_elements", [f], result_types=["tensor<1xf32>"])
+    (y,) = fb.op("paddle.add", [x, t])
+    fb.ret([y])
+    exe = C.compile(m)
+    a = rng.standard_normal((5, 3)).astype(np.float32)
+    np.testing.assert_allclose(exe.run("rows", [a])[0], a + 5.0, **TOL)
+
+
 def test_values_are_hashable_and_compare_by_identity(ctx):
     m = C.Module(ctx)
     fb = m.add_function("h", ["tensor<2xf32>"])

@@ -9,20 +9,6 @@ import numpy as np
 import pytest
 
 import paddle_mlir as pm
-from paddle_mlir import _core
-
-
-def _has_autodiff():
-    try:
-        _core.Module(_core.Context()).run_passes(
-            "builtin.module(paddle-autodiff)")
-        return True
-    except _core.MLIRError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(
-    not _has_autodiff(), reason="this build has no paddle-autodiff pass")
 
 
 @pytest.fixture(scope="module", autouse=True)

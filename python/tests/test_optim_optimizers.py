@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import nn_numpy_reference as R
-from nn_testing import has_frontend
 from paddle_mlir import nn, optim
 
 STEPS = 6
@@ -48,8 +47,6 @@ def test_optimizer_matches_numpy(name, make, make_ref, mode, rng):
     ref, ref_params = make_ref(), {k: v.astype(np.float64)
                                    for k, v in model.named_parameters().items()}
     if mode == "compiled":
-        if not has_frontend():
-            pytest.skip("the tracing frontend (pm.jit) is not in this checkout")
         import paddle_mlir as pm
 
         update = pm.jit(opt.update)

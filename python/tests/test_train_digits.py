@@ -6,8 +6,6 @@ from pathlib import Path
 
 import numpy as np
 
-from nn_testing import requires_frontend
-
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "train_digits.py"
 
 
@@ -18,7 +16,6 @@ def load_demo():
     return mod
 
 
-@requires_frontend
 def test_digits_training_and_deployment(tmp_path):
     demo = load_demo()
     # The demo's MLP variant (its CNN compiles for about a minute; the CNN

@@ -11,10 +11,7 @@ import numpy as np
 import pytest
 
 import nn_numpy_reference as R
-from nn_testing import requires_frontend
 from paddle_mlir import nn, optim
-
-pytestmark = requires_frontend
 
 STEPS = 5
 RTOL, ATOL = 1e-5, 1e-6

@@ -14,7 +14,6 @@ docs/generated/PaddleDialect.md (notably `rng_uniform`, bit for bit), so an
 eager run and a compiled run of a model agree.
 """
 
-import contextlib
 import math
 
 import numpy as np
@@ -139,98 +138,13 @@ def arange(n, dtype=np.int64):
 
 
 # --------------------------------------------------------------- nn kernels
-# Traced conv2d and pooling either emit the paddle op (its gradient then
-# needs the op's gradient rule) or, with DECOMPOSE set, gather their windows
-# with a matmul by a constant 0/1 "unfold" matrix (im2col as a product),
-# followed by a matmul with the filter (conv) or a reduction (pooling). Their
-# gradients are matmuls, reshapes and reductions again, which every build
-# differentiates and compiles quickly. The unfold matrix has
-# H*W x (kh*kw*OH*OW) entries: meant for small images (the fallback while
-# the autodiff pass has no conv/pooling rules).
-DECOMPOSE = {"conv2d": False, "pool2d": False}
-_KERNEL_OPS = ("paddle.conv2d", "paddle.max_pool2d", "paddle.avg_pool2d")
-
-
-def missing_kernel_gradient(error):
-    """Whether `error` is the autodiff pass lacking a rule for conv2d or a
-    pooling op (then tracing with decomposed_kernels() avoids them)."""
-    text = str(error)
-    return "has no gradient rule" in text and any(op in text for op in _KERNEL_OPS)
-
-
-@contextlib.contextmanager
-def decomposed_kernels():
-    saved = dict(DECOMPOSE)
-    DECOMPOSE.update(conv2d=True, pool2d=True)
-    try:
-        yield
-    finally:
-        DECOMPOSE.update(saved)
-
-
-_UNFOLD_CACHE = {}
-
-
-def _unfold_matrix(h, w, kernel, stride, dilation, padding):
-    """S [H*W, K*P] with S[y*W + x, k*P + p] = 1 when window element k of
-    output position p reads input (y, x); columns of padded reads are zero.
-    Also returns the mask [K, P] of padded reads, OH and OW."""
-    key = (h, w, tuple(kernel), tuple(stride), tuple(dilation), tuple(padding))
-    if key not in _UNFOLD_CACHE:
-        kh, kw = kernel
-        sh, sw = stride
-        dh, dw = dilation
-        oh = (h + padding[0] + padding[2] - dh * (kh - 1) - 1) // sh + 1
-        ow = (w + padding[1] + padding[3] - dw * (kw - 1) - 1) // sw + 1
-        k_i, k_j, o_y, o_x = np.meshgrid(np.arange(kh), np.arange(kw), np.arange(oh),
-                                         np.arange(ow), indexing="ij")
-        y = (o_y * sh + k_i * dh - padding[0]).reshape(-1)
-        x = (o_x * sw + k_j * dw - padding[1]).reshape(-1)
-        inside = (y >= 0) & (y < h) & (x >= 0) & (x < w)
-        unfold = np.zeros((h * w, kh * kw * oh * ow), np.float32)
-        cols = np.arange(y.size)
-        unfold[(y * w + x)[inside], cols[inside]] = 1.0
-        padded = (~inside).reshape(kh * kw, oh * ow)
-        _UNFOLD_CACHE[key] = (unfold, padded, oh, ow)
-    return _UNFOLD_CACHE[key]
-
-
-def _unfold(x, kernel, stride, dilation, padding):
-    """Windows of NCHW x as [N, C, kh*kw, OH*OW] (padded reads are 0)."""
-    n, c, h, w = shape(x)
-    unfold, padded, oh, ow = _unfold_matrix(h, w, kernel, stride, dilation, padding)
-    cols = matmul(reshape(x, (n * c, h * w)), unfold)
-    return reshape(cols, (n, c, kernel[0] * kernel[1], oh * ow)), padded, oh, ow
-
-
-def conv2d_decomposed(x, w, stride, padding, dilation, groups):
-    n = shape(x)[0]
-    o, cg, kh, kw = shape(w)
-    cols, _, oh, ow = _unfold(x, (kh, kw), stride, dilation, padding)
-    # [N, C, K, P] -> [N, G, C/G * K, P]: row c_in * K + k, the filter's
-    # flattening order.
-    cols = reshape(cols, (n, groups, cg * kh * kw, oh * ow))
-    y = matmul(reshape(w, (groups, o // groups, cg * kh * kw)), cols)  # [N, G, O/G, P]
-    return reshape(y, (n, o, oh, ow))
-
-
-def _pool_decomposed(x, kernel, stride, padding, kind):
-    n, c = shape(x)[:2]
-    cols, padded, oh, ow = _unfold(x, kernel, stride, (1, 1), padding)
-    if kind == "max":
-        # Padded reads must never win: add the lowest float32 there.
-        lowest = np.where(padded, np.finfo(np.float32).min, 0.0).astype(np.float32)
-        out = max(cols + lowest, axis=2)
-    else:
-        out = mean(cols, axis=2)  # padded zeros count (count_include_pad)
-    return reshape(out, (n, c, oh, ow))
+# Traced, these emit the paddle ops (the autodiff pass has their gradient
+# rules); on numpy arrays they compute the reference directly.
 
 
 def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
     """NCHW / OIHW cross-correlation; padding is [top, left, bottom, right]."""
     if not _is_numpy(x, w):
-        if DECOMPOSE["conv2d"]:
-            return conv2d_decomposed(x, w, stride, padding, dilation, groups)
         return _pm().conv2d(x, w, stride=stride, padding=padding, dilation=dilation,
                             groups=groups)
     n, c, h, wd = x.shape
@@ -266,8 +180,6 @@ def _pool_windows(x, kernel, stride, padding, fill):
 
 
 def max_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
-    if not _is_numpy(x) and DECOMPOSE["pool2d"]:
-        return _pool_decomposed(x, kernel, stride, padding, "max")
     if not _is_numpy(x):
         return _pm().max_pool2d(x, kernel, stride=stride, padding=padding)
     return np.max(np.stack(_pool_windows(x, kernel, stride, padding, -np.inf)), axis=0)
@@ -275,8 +187,6 @@ def max_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
 
 def avg_pool2d(x, kernel, stride, padding=(0, 0, 0, 0)):
     """Padded zeros count in the average (PyTorch count_include_pad=True)."""
-    if not _is_numpy(x) and DECOMPOSE["pool2d"]:
-        return _pool_decomposed(x, kernel, stride, padding, "avg")
     if not _is_numpy(x):
         return _pm().avg_pool2d(x, kernel, stride=stride, padding=padding)
     return np.mean(np.stack(_pool_windows(x, kernel, stride, padding, 0.0)), axis=0)

@@ -19,7 +19,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _frontend, _ops
+from . import _frontend
 from .module import functional_call
 
 StepOutput = namedtuple("StepOutput", ["loss", "outputs"])
@@ -64,7 +64,6 @@ class TrainStep:
         trained = set(self._trained)
         self._frozen = [k for k in named if k not in trained]
         self._cache = {}
-        self.decomposed = False  # conv/pooling traced decomposed (no gradient rule)
         self.donated = None  # whether the latest call updated the state in place
         self.last_module = None  # the paddle-level module of the latest compile
 
@@ -100,16 +99,7 @@ class TrainStep:
             return (loss, out, *new_params, *[new_state[k] for k in state_keys], *new_buffers)
 
         example = self._arguments(batch)
-        try:
-            module = _frontend.trace(step, example, self.name)
-        except Exception as e:  # noqa: BLE001 (only a missing rule is retried)
-            if not _ops.missing_kernel_gradient(e):
-                raise
-            # The autodiff pass has no rule for conv2d / pooling in this
-            # build: trace them as unfold matmuls + matmul / reductions.
-            with _ops.decomposed_kernels():
-                module = _frontend.trace(step, example, self.name)
-            self.decomposed = True
+        module = _frontend.trace(step, example, self.name)
         for i in range(n_p + n_s + n_b):
             module.set_arg_attr(self.name, i, "paddle.aliasing_output", f"{2 + i} : i64")
         self.last_module = module
