@@ -14,6 +14,7 @@ if ! bash scripts/build.sh > build/demo-build.log 2>&1; then
   echo "demo: build failed (full log: build/demo-build.log)"
   exit 1
 fi
+bash scripts/install-python.sh
 export PADDLE_NUM_THREADS=${PADDLE_NUM_THREADS:-2}
 .venv/bin/python examples/train_digits.py --out build/digits
 exec .venv/bin/python examples/mlp/demo.py

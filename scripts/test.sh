@@ -6,13 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
 bash scripts/build.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 BUILD_DIR=${PADDLE_BUILD_DIR:-build}
-# Install the Python package (quick when nothing changed), but only into a
-# venv this checkout owns: a .venv that is a symlink is shared with other
-# checkouts, which must not see this one's package.
-if [ ! -L .venv ]; then
-  .venv/bin/pip install --no-build-isolation --no-deps -q . ||
-    { echo "pip install failed"; echo "0 passed, 1 failed"; exit 1; }
-fi
+bash scripts/install-python.sh ||
+  { echo "pip install failed"; echo "0 passed, 1 failed"; exit 1; }
 REPORTS="$BUILD_DIR/test-reports"
 rm -rf "$REPORTS" && mkdir -p "$REPORTS"
 

@@ -176,7 +176,6 @@ class GraphImporter:
         self.function_name = function_name
         self.source = source_name
         self.env = {}
-        self.snippets = {}
         self.node = None
         self.node_index = 0
         self.opset = None
@@ -240,31 +239,28 @@ class GraphImporter:
                             result_types=["tensor<bf16>"])
         return self.const_value(np.array(x, MLIR_TO_NUMPY[elt]))
 
-    # Upstream ops (tensor.dim, tensor.from_elements, tensor.collapse_shape,
-    # ...) are not built with fb.op: _core's op() accepts only ops it can
-    # prove region-free, which fails for ops of upstream dialects. They are
-    # written as a small function, parsed once per importer and signature,
-    # and inlined with fb.inline_call, which clones the ops (no text reaches
-    # the user's module).
+    # Upstream ops (arith, tensor) for run-time sizes and reshapes that
+    # paddle.reshape cannot express.
 
-    def upstream(self, operands, body, result_types):
-        """Inlines `body` (lines using %a0.. for `operands`, ending with a
-        `return`) as ops of the function; returns the returned values."""
-        from paddle_mlir import _core
-        sig = ", ".join(f"%a{i}: {v.type}" for i, v in enumerate(operands))
-        text = (f"func.func private @snippet({sig}) -> ({', '.join(result_types)}) {{\n"
-                + "\n".join("  " + line for line in body) + "\n}\n")
-        module = self.snippets.get(text)
-        if module is None:
-            try:
-                module = _core.Module.parse(self.module.context, text, name=self.loc()[0])
-            except _core.MLIRError as e:
-                self.fail(f"internal error building upstream ops: {e}", unsupported=False)
-            self.snippets[text] = module
-        try:
-            return self.fb.inline_call(module, "snippet", list(operands), loc=self.loc())
-        except _core.MLIRError as e:
-            self.fail(f"internal error inlining upstream ops: {e}", unsupported=False)
+    def index_const(self, value, elt="index"):
+        return self.op1("arith.constant", [], {"value": f"{int(value)} : {elt}"})
+
+    def dim_of(self, value, index):
+        """`index` value: dim `index` of `value` at run time."""
+        return self.op1("tensor.dim", [value, self.index_const(index)])
+
+    def reshape_groups(self, name, x, groups, out_t, sizes=()):
+        """tensor.collapse_shape / expand_shape of `x` by the dim `groups`;
+        `sizes` are the dynamic output sizes of expand_shape (index values)
+        and the static ones (ints), in order."""
+        reassoc = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+        attrs = {"reassociation": reassoc}
+        if name == "tensor.expand_shape":
+            dynamic = -(2 ** 63)  # ShapedType::kDynamic
+            static = [s if isinstance(s, int) else dynamic for s in sizes]
+            attrs["static_output_shape"] = f"array<i64: {', '.join(map(str, static))}>"
+        operands = [x] + [s for s in sizes if not isinstance(s, int)]
+        return self.op1(name, operands, attrs, [out_t])
 
     def dim_indices(self, dims):
         """`index` values holding the dynamic entries of `dims` at run time."""
@@ -274,16 +270,7 @@ class GraphImporter:
         if any(d.value is None for d in dynamic):
             self.fail("a computed run-time size is needed as a dim; only the "
                       "dims of tensors are supported there")
-        values, body = [], []
-        for k, d in enumerate(dynamic):
-            if not any(v == d.value for v in values):
-                values.append(d.value)
-            j = next(i for i, v in enumerate(values) if v == d.value)
-            body += [f"%c{k} = arith.constant {d.index} : index",
-                     f"%d{k} = tensor.dim %a{j}, %c{k} : {d.value.type}"]
-        body.append("return " + ", ".join(f"%d{k}" for k in range(len(dynamic))) + " : "
-                    + ", ".join("index" for _ in dynamic))
-        return self.upstream(values, body, ["index"] * len(dynamic))
+        return [self.dim_of(d.value, d.index) for d in dynamic]
 
     def materialize_sym(self, sym):
         """IR i64 tensor for a shape value (static ints and dims)."""
@@ -293,21 +280,12 @@ class GraphImporter:
         if any(not is_static(x) and x.value is None for x in flat):
             self.fail("a value computed from dynamic dims is needed as a tensor here, "
                       "which is not supported")
-        values, body, names = [], [], []
-        for k, x in enumerate(flat):
-            if is_static(x):
-                body.append(f"%e{k} = arith.constant {int(x)} : i64")
-            else:
-                if not any(v == x.value for v in values):
-                    values.append(x.value)
-                j = next(i for i, v in enumerate(values) if v == x.value)
-                body += [f"%c{k} = arith.constant {x.index} : index",
-                         f"%d{k} = tensor.dim %a{j}, %c{k} : {x.value.type}",
-                         f"%e{k} = arith.index_cast %d{k} : index to i64"]
-            names.append(f"%e{k}")
-        t = tensor_type(sym.shape, "i64")
-        body += [f"%r = tensor.from_elements {', '.join(names)} : {t}", f"return %r : {t}"]
-        return self.upstream(values, body, [t])[0]
+        elements = [self.index_const(x, "i64") if is_static(x)
+                    else self.op1("arith.index_cast", [self.dim_of(x.value, x.index)],
+                                  result_types=["i64"])
+                    for x in flat]
+        return self.op1("tensor.from_elements", elements,
+                        result_types=[tensor_type(sym.shape, "i64")])
 
     # -- environment -----------------------------------------------------------
 

@@ -664,34 +664,18 @@ def reshape_dims(imp, x, dims):
         ds = [src[k] for k in gs]
         mid.append(math.prod(ds) if all(is_static(d) for d in ds) else None)
 
-    def reassoc(groups):
-        return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
     out = [None if not is_static(d) else d for d in dims]
     mid_t, out_t = tensor_type(mid, x.dtype), tensor_type(out, x.dtype)
-    body, y = [], "%a0"
+    y = x
     if len(mid) != len(src):
-        body.append(f"%m = tensor.collapse_shape %a0 {reassoc([gs for gs, _ in pairs])} "
-                    f": {x.type} into {mid_t}")
-        y = "%m"
+        y = imp.reshape_groups("tensor.collapse_shape", y, [gs for gs, _ in pairs], mid_t)
     if len(out) != len(mid):
         # Sizes of the result: static ones as numbers, a dynamic one is the
         # dynamic dim of its group in the collapsed tensor.
-        sizes = []
-        for k, (gs, gd) in enumerate(pairs):
-            for j in gd:
-                if out[j] is None:
-                    body += [f"%c{j} = arith.constant {k} : index",
-                             f"%d{j} = tensor.dim {y}, %c{j} : {mid_t}"]
-                    sizes.append(f"%d{j}")
-                else:
-                    sizes.append(str(out[j]))
-        body.append(f"%r = tensor.expand_shape {y} {reassoc([gd for _, gd in pairs])} "
-                    f"output_shape [{', '.join(sizes)}] : {mid_t} into {out_t}")
-        y = "%r"
-    if y == "%a0":
-        return x
-    body.append(f"return {y} : {out_t}")
-    return imp.upstream([x], body, [out_t])[0]
+        sizes = [imp.dim_of(y, k) if out[j] is None else int(out[j])
+                 for k, (_, gd) in enumerate(pairs) for j in gd]
+        y = imp.reshape_groups("tensor.expand_shape", y, [gd for _, gd in pairs], out_t, sizes)
+    return y
 
 
 @op("Reshape", {"allowzero": 0})
@@ -739,11 +723,8 @@ def flatten(imp, attrs):
         return
     # Both sides dynamic: merging dims needs no sizes.
     groups = [list(range(0, axis)), list(range(axis, r))]
-    reassoc = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
     t = tensor_type([None, None], x.dtype)
-    imp.set_output(0, imp.upstream([x], [
-        f"%r = tensor.collapse_shape %a0 {reassoc} : {x.type} into {t}",
-        f"return %r : {t}"], [t])[0])
+    imp.set_output(0, imp.reshape_groups("tensor.collapse_shape", x, groups, t))
 
 
 def axes_input(imp, i, attrs=None, name="axes"):
