@@ -9,6 +9,8 @@
 
 #include "paddle/Transforms/Passes.h"
 
+#include "paddle/Support/Location.h"
+
 #include "dialects/Paddle/IR/PaddleOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,25 +38,6 @@ static constexpr llvm::StringLiteral kWrt = "paddle.wrt";
 static bool isDifferentiable(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
   return t && isa<FloatType>(t.getElementType());
-}
-
-/// "file:line:col" for file locations, the printed location otherwise.
-static std::string describe(Location loc) {
-  std::string text;
-  loc->walk([&](Location inner) {
-    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (text.empty()) {
-    llvm::raw_string_ostream os(text);
-    loc.print(os);
-  }
-  return text;
 }
 
 static std::string typeListStr(TypeRange types) {
@@ -168,7 +151,7 @@ LogicalResult VjpBuilder::build() {
       auto rule = dyn_cast<PaddleGradientOpInterface>(op);
       if (!rule)
         return op->emitError()
-               << op->getName() << " at " << describe(op->getLoc())
+               << op->getName() << " at " << describeLocation(op->getLoc())
                << " has no gradient rule (differentiating @"
                << primal.getSymName() << " for @" << request.getSymName()
                << ")";

@@ -2,6 +2,8 @@
 
 #include "paddle/Transforms/Passes.h"
 
+#include "paddle/Support/Location.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,21 +23,6 @@ static constexpr llvm::StringLiteral kBegin = "paddle_trace_kernel_begin";
 static constexpr llvm::StringLiteral kEnd = "paddle_trace_kernel_end";
 /// Where the kernel names go; the JIT and paddle-compile read it.
 static constexpr llvm::StringLiteral kNamesAttr = "paddle.kernel_names";
-
-/// "file:line:col" of the first file location inside `loc`, or "".
-static std::string sourceOf(Location loc) {
-  std::string text;
-  loc->walk([&](Location inner) {
-    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return text;
-}
 
 namespace {
 struct InstrumentKernelsPass
@@ -80,7 +67,7 @@ struct InstrumentKernelsPass
       names.append(existing.begin(), existing.end());
     for (Operation *op : kernels) {
       int64_t id = names.size();
-      std::string source = sourceOf(op->getLoc());
+      std::string source = paddle::fileLineCol(op->getLoc());
       names.push_back(
           StringAttr::get(ctx, op->getName().getStringRef() +
                                    (source.empty() ? "" : " " + source)));

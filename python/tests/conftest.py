@@ -23,6 +23,13 @@ def pytest_configure(config):
 
 
 @pytest.fixture
+def ctx():
+    """A fresh paddle_mlir._core.Context."""
+    from paddle_mlir import _core
+    return _core.Context()
+
+
+@pytest.fixture
 def rng(request):
     # A seed per test, stable across runs, so a failure reproduces.
     seed = zlib.crc32(request.node.nodeid.encode())

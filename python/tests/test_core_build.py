@@ -9,11 +9,6 @@ from paddle_mlir import _core as C
 TOL = dict(rtol=1e-5, atol=1e-5)
 
 
-@pytest.fixture
-def ctx():
-    return C.Context()
-
-
 def test_add_tanh_matmul_against_numpy(ctx, rng):
     m = C.Module(ctx)
     fb = m.add_function("f", ["tensor<5x7xf32>", "tensor<5x7xf32>"])

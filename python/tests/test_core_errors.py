@@ -7,11 +7,6 @@ import pytest
 from paddle_mlir import _core as C
 
 
-@pytest.fixture
-def ctx():
-    return C.Context()
-
-
 def test_parse_error_names_source_and_position(ctx):
     with pytest.raises(C.MLIRError) as e:
         C.Module.parse(ctx, "func.func @f() {\n  %0 = paddle.bogus\n}",

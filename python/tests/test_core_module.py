@@ -3,7 +3,6 @@
 import os
 
 import numpy as np
-import pytest
 
 from paddle_mlir import _core as C
 
@@ -13,11 +12,6 @@ func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   return %0 : tensor<3xf32>
 }
 """
-
-
-@pytest.fixture
-def ctx():
-    return C.Context()
 
 
 def run_f(m, *args):

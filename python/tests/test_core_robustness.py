@@ -18,11 +18,6 @@ func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
 """
 
 
-@pytest.fixture
-def ctx():
-    return C.Context()
-
-
 def test_verify_failure_names_user_location(ctx):
     m = C.Module(ctx)
     m.add_function("f", ["tensor<2xf32>"], loc=("user.py", 21, 4))

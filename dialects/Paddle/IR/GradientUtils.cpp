@@ -1,6 +1,7 @@
 //===- GradientUtils.cpp - building blocks of the gradient rules ----------===//
 
 #include "dialects/Paddle/IR/GradientUtils.h"
+#include "dialects/Paddle/IR/TypeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -214,14 +215,6 @@ FailureOr<Value> GradBuilder::unslice(Value grad, RankedTensorType xt,
 SmallVector<int64_t>
 mlir::paddle::reductionAxes(std::optional<ArrayRef<int64_t>> axes,
                             int64_t rank) {
-  SmallVector<int64_t> out;
-  if (!axes) {
-    for (int64_t i = 0; i < rank; ++i)
-      out.push_back(i);
-    return out;
-  }
-  for (int64_t a : *axes)
-    out.push_back(a < 0 ? a + rank : a);
-  llvm::sort(out);
-  return out;
+  // The op verified its axes: normalizing them cannot fail.
+  return *normalizeAxes(std::nullopt, axes, rank);
 }

@@ -2,6 +2,8 @@
 
 #include "LoweringUtils.h"
 
+#include "paddle/Support/Location.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -12,20 +14,6 @@
 
 using namespace mlir;
 using namespace mlir::paddle;
-
-std::string mlir::paddle::describeLocation(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      loc = fused.getLocations().front();
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
-            Twine(file.getColumn()))
-        .str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << loc;
-  return text;
-}
 
 void mlir::paddle::buildRuntimeCheck(OpBuilder &b, Location loc,
                                      Value condition, const Twine &message) {

@@ -43,10 +43,6 @@ Value buildEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,
 Value buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
                  ValueRange dynamicSizes);
 
-/// "file:line:col" of `loc` (or its printed form), for run-time check
-/// messages that point back to the user's op.
-std::string describeLocation(Location loc);
-
 /// A run-time check: when `condition` is false the call fails with
 /// "<file:line:col of loc>: <message>" (see paddle-lower-runtime-checks).
 void buildRuntimeCheck(OpBuilder &b, Location loc, Value condition,
