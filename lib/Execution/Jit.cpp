@@ -28,7 +28,8 @@ JitModule::~JitModule() {
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
-JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels) {
+JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
+                  bool tileAndVectorize) {
   std::unique_ptr<JitModule> jit(new JitModule());
   auto functions = collectSignatures(module);
   if (!functions)
@@ -48,6 +49,7 @@ JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels) {
     PassManager pm(module.getContext());
     CpuPipelineOptions pipelineOptions;
     pipelineOptions.instrumentKernels = instrumentKernels;
+    pipelineOptions.tileAndVectorize = tileAndVectorize;
     buildCpuPipeline(pm, pipelineOptions);
     if (failed(pm.run(module)))
       return makeError("lowering with paddle-cpu-pipeline failed:\n" +

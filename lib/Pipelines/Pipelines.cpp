@@ -9,16 +9,18 @@
 #include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
 /// How async-parallel-for splits parallel loops.
-static AsyncParallelForPassOptions getParallelForOptions() {
-  AsyncParallelForPassOptions options;
+static paddle::AsyncParallelForPassOptions getParallelForOptions() {
+  paddle::AsyncParallelForPassOptions options;
   // Recursive splitting: the blocks are launched by the workers themselves,
   // not one by one from the calling thread.
   options.asyncDispatch = true;
@@ -28,6 +30,8 @@ static AsyncParallelForPassOptions getParallelForOptions() {
   // many elementwise iterations the cost of starting a block (a coroutine
   // frame, a queue push, a wake-up) exceeds the work. Measured with
   // benchmarks/basic_cpu.py (docs/performance.md, "Threads").
+  // (Loops over tiles from paddle-tile-and-vectorize carry their own
+  // minimum, paddle.min_task_size.)
   options.minTaskSize = 4096;
   return options;
 }
@@ -38,7 +42,7 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
   // Kernels are final once memory is planned: bracket them for traces.
   if (options.instrumentKernels)
     pm.addPass(createInstrumentKernelsPass());
-  buildCpuLlvmLoweringPipeline(pm);
+  buildCpuLlvmLoweringPipeline(pm, options);
 }
 
 void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
@@ -69,15 +73,34 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
   pm.addPass(createPlanMemoryPass(plan));
 }
 
-void mlir::paddle::buildCpuLlvmLoweringPipeline(OpPassManager &pm) {
+/// The vector width to tile for when the pipeline is not told: the host's,
+/// since the JIT and paddle-compile generate code for the host CPU.
+static int64_t getHostVectorBits() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f"))
+    return 512;
+  return 256;
+}
+
+void mlir::paddle::buildCpuLlvmLoweringPipeline(
+    OpPassManager &pm, const CpuPipelineOptions &options) {
   // Loops -> LLVM dialect. The parallel dims of each linalg op become one
   // scf.parallel (reduction dims stay sequential scf.for inside it), which
   // async-parallel-for splits into blocks that the runtime's thread pool
   // runs (runtime.h, "Threads"); the block count is asked from the runtime at
   // run time. Run-time checks sit before the loops, so they stay on the
   // calling thread.
+  // Static f32 matmuls and elementwise ops first become tiled vector code
+  // whose outer tile loop is an scf.parallel (docs/architecture.md,
+  // "Tiling and vectorization").
+  if (options.tileAndVectorize) {
+    TileAndVectorizePassOptions tiling;
+    tiling.vectorBits =
+        options.vectorBits > 0 ? options.vectorBits : getHostVectorBits();
+    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(tiling));
+  }
   pm.addPass(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(createAsyncParallelForPass(getParallelForOptions()));
+  pm.addPass(paddle::createAsyncParallelForPass(getParallelForOptions()));
   pm.addPass(createAsyncToAsyncRuntimePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createAsyncRuntimeRefCountingPass());
@@ -96,6 +119,10 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(OpPassManager &pm) {
   // bounds what one call may hold and reports running out of memory.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  // Tiled vector code (paddle-tile-and-vectorize) -> LLVM vectors; its
+  // vector.insert chains start from ub.poison.
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());

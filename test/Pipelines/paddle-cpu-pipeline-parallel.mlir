@@ -1,4 +1,4 @@
-// RUN: paddle-opt %s --paddle-cpu-pipeline --mlir-print-ir-after=async-parallel-for -o /dev/null 2>&1 | FileCheck %s --check-prefix=ASYNC
+// RUN: paddle-opt %s --paddle-cpu-pipeline --mlir-print-ir-after=paddle-async-parallel-for -o /dev/null 2>&1 | FileCheck %s --check-prefix=ASYNC
 // RUN: paddle-opt %s --paddle-cpu-pipeline | FileCheck %s --check-prefix=LLVM
 // The parallel dims of each linalg op become blocks run through the async
 // runtime (the number of blocks asked from it at run time); reduction dims

@@ -70,6 +70,11 @@ static cl::opt<bool> instrumentKernels(
     cl::desc("Record a trace event around every kernel (for --trace of "
              "executables and traced sessions)"),
     cl::init(false));
+static cl::opt<bool> tileAndVectorize(
+    "tile-and-vectorize",
+    cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
+             "(default on; =0 compiles every op to scalar loops)"),
+    cl::init(true));
 static cl::opt<uint64_t> sidecarThreshold(
     "sidecar-threshold",
     cl::desc("with --weights sidecar: constants of at least this many bytes "
@@ -547,6 +552,7 @@ int main(int argc, char **argv) {
   PassManager pm(&context);
   paddle::CpuPipelineOptions pipelineOptions;
   pipelineOptions.instrumentKernels = instrumentKernels;
+  pipelineOptions.tileAndVectorize = tileAndVectorize;
   paddle::buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");

@@ -69,6 +69,11 @@ static cl::opt<unsigned> concurrency(
     cl::desc("Also run the function from N threads at once in the same "
              "session and check that every result equals the first run's"),
     cl::init(0));
+static cl::opt<bool> tileAndVectorize(
+    "tile-and-vectorize",
+    cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
+             "(default on; =0 compiles every op to scalar loops)"),
+    cl::init(true));
 // libMLIR already registers a hidden cl::opt named "threads", so --threads
 // is taken out of argv before LLVM parses it (see takeThreadsFlag).
 static cl::extrahelp
@@ -250,9 +255,9 @@ int main(int argc, char **argv) {
     // paddle-run writes every result, and --bench and --concurrency call the
     // function repeatedly on the same inputs: run without donation.
     paddle::dropDonationRequests((*source)->get());
-    auto jit =
-        paddle::JitModule::create((*source)->get(), /*optLevel=*/3,
-                                  /*instrumentKernels=*/!tracePath.empty());
+    auto jit = paddle::JitModule::create(
+        (*source)->get(), /*optLevel=*/3,
+        /*instrumentKernels=*/!tracePath.empty(), tileAndVectorize);
     if (!jit)
       return fail(llvm::toString(jit.takeError()));
     auto executable = paddle::JitModule::toExecutable(std::move(*jit));

@@ -34,10 +34,11 @@ public:
   /// Every public function must take and return ranked tensors of supported
   /// element types; errors name the function and argument.
   /// With `instrumentKernels`, every kernel records trace events in traced
-  /// sessions (see kernelNames()).
+  /// sessions (see kernelNames()). `tileAndVectorize` = false selects the
+  /// scalar loops for every op (paddle-cpu-pipeline{tile-and-vectorize=0}).
   static llvm::Expected<std::unique_ptr<JitModule>>
-  create(ModuleOp module, unsigned optLevel = 3,
-         bool instrumentKernels = false);
+  create(ModuleOp module, unsigned optLevel = 3, bool instrumentKernels = false,
+         bool tileAndVectorize = true);
   ~JitModule();
 
   /// The function named `name`, or, when `name` is empty and the module has

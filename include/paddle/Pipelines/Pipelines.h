@@ -15,6 +15,16 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Record a trace event around every kernel "
                      "(paddle-instrument-kernels)"),
       llvm::cl::init(false)};
+  Option<bool> tileAndVectorize{
+      *this, "tile-and-vectorize",
+      llvm::cl::desc("Tile and vectorize static f32 matmuls and elementwise "
+                     "ops (paddle-tile-and-vectorize); off: scalar loops"),
+      llvm::cl::init(true)};
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Vector register width the tiles are sized for (0: the "
+                     "host CPU's, 512 with AVX-512, else 256)"),
+      llvm::cl::init(0)};
 };
 
 /// paddle -> linalg on tensors -> bufferized loops -> LLVM dialect, ready for
@@ -31,7 +41,8 @@ void buildCpuPipeline(OpPassManager &pm,
 void buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan = false);
 
 /// The rest of the CPU pipeline: linalg on buffers -> LLVM dialect.
-void buildCpuLlvmLoweringPipeline(OpPassManager &pm);
+void buildCpuLlvmLoweringPipeline(OpPassManager &pm,
+                                  const CpuPipelineOptions &options = {});
 
 /// The textual form of the pipeline above, for messages and docs.
 std::string getCpuPipelineText();

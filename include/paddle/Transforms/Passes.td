@@ -227,4 +227,84 @@ def DropDonatedResultsPass
   }];
 }
 
+def TileAndVectorizePass
+    : Pass<"paddle-tile-and-vectorize", "::mlir::func::FuncOp"> {
+  let summary = "Tile f32 matmuls and elementwise ops into vectorized loops.";
+  let description = [{
+    Runs on bufferized linalg, before `convert-linalg-to-parallel-loops`.
+    Takes the ops whose shapes are static and whose operands are all f32;
+    every other linalg op is left for the scalar path.
+
+    - `linalg.matmul` / `linalg.batch_matmul`: row blocks of the output (and
+      batches) become the iterations of one `scf.parallel` (multi-threaded
+      by `paddle-async-parallel-for`), each loops over column blocks, K
+      panels and register tiles of `MR x NR` (8x32 with `vector-bits=512`,
+      4x16 with 256), with the k loop innermost. The register tile is vectorized
+      (`linalg::vectorize`), its accumulator read and write are hoisted out of
+      the k loop, and `vector.contract` becomes broadcasts and FMAs on
+      rows of the accumulator. The tile sizes must divide the shape; shapes
+      where no register tile does are left alone.
+    - Elementwise `linalg.generic` (all dims parallel, no transposed operand):
+      one `scf.parallel` over vectors of 16 (or 8, 4) along the innermost dim.
+
+    Each output element is still computed by one loop iteration in the order
+    of the k loop, so results do not depend on the thread count.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<512x512xf32>, memref<512x512xf32>)
+                  outs(%c : memref<512x512xf32>)
+    ```
+    becomes
+    ```mlir
+    scf.parallel (%i0) = ... step (%c64) {
+      scf.for %j0 = ... step %c128 { scf.for %k0 = ... step %c256 {
+        scf.for %i = ... step %c8 {
+          scf.for %j = ... step %c32 {
+            %acc = vector.load ... : vector<32xf32>   // x8
+            %r = scf.for %k = ... iter_args(...) {
+              %b = vector.load ...                      // B row
+              %a = vector.broadcast ...                 // A element
+              %f = vector.fma %a, %b, %acc ...          // x8
+            }
+            vector.store ...
+    } } } } {paddle.min_task_size = 1 : i64}
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Vector register width the tiles are sized for (256: AVX2, "
+           "512: AVX-512)">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def AsyncParallelForPass
+    : Pass<"paddle-async-parallel-for", "::mlir::ModuleOp"> {
+  let summary = "async-parallel-for with a per-loop minimum task size.";
+  let description = [{
+    Upstream `async-parallel-for` (the same patterns and options), except
+    that an `scf.parallel` carrying `paddle.min_task_size = N : i64` uses N
+    as its minimum block size instead of `min-task-size`. Loops whose
+    iterations are large (a tile of a matmul made by
+    `paddle-tile-and-vectorize`) set it low so that a few iterations still
+    spread over the threads; plain element loops keep the option's value.
+  }];
+  let options = [
+    Option<"asyncDispatch", "async-dispatch", "bool", /*default=*/"true",
+           "Dispatch the blocks recursively from the workers">,
+    Option<"numWorkerThreads", "num-workers", "int32_t", /*default=*/"-1",
+           "Worker count (-1: ask the runtime when the loop runs)">,
+    Option<"minTaskSize", "min-task-size", "int32_t", /*default=*/"4096",
+           "Minimum iterations per block for loops without "
+           "paddle.min_task_size">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::async::AsyncDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // PADDLE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,141 @@
+// RUN: paddle-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(paddle-tile-and-vectorize{vector-bits=512}))' | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: paddle-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(paddle-tile-and-vectorize{vector-bits=256}))' | FileCheck %s --check-prefixes=CHECK,AVX2
+
+// A static f32 matmul: output blocks over an scf.parallel that may be split
+// at every iteration, K panels, register tiles (8x32 for 512-bit registers,
+// 4x16 for 256-bit ones) whose accumulator rows are loaded once, carried by
+// the k loop and stored once, and one FMA per accumulator row per k.
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME: %[[A:[a-zA-Z0-9]+]]: memref<64x512xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: scf.parallel
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// AVX512: %[[ACC0:.*]] = vector.load %{{.*}} : memref<8x32xf32, {{.*}}>, vector<32xf32>
+// AVX2: %[[ACC0:.*]] = vector.load %{{.*}} : memref<4x16xf32, {{.*}}>, vector<16xf32>
+// AVX512: %[[R:.*]] = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8x32xf32>)
+// AVX2: %[[R:.*]] = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<4x16xf32>)
+// CHECK-NOT: vector.store
+// AVX512: %[[B:.*]] = vector.load %{{.*}} : memref<1x32xf32, {{.*}}>, vector<32xf32>
+// AVX2: %[[B:.*]] = vector.load %{{.*}} : memref<1x16xf32, {{.*}}>, vector<16xf32>
+// CHECK: %[[AB:.*]] = vector.broadcast %{{.*}} : f32 to
+// CHECK: %[[ROW:.*]] = vector.extract %[[ACC]][0]
+// CHECK: vector.fma %[[AB]], %[[B]], %[[ROW]]
+// CHECK: scf.yield
+// CHECK: vector.extract %[[R]][0]
+// CHECK: vector.store
+// CHECK: } {paddle.min_task_size = 1 : i64}
+func.func @matmul(%a: memref<64x512xf32>, %b: memref<512x256xf32>, %c: memref<64x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x512xf32>, memref<512x256xf32>) outs(%c : memref<64x256xf32>)
+  return
+}
+
+// -----
+
+// batch_matmul: the batch dim is a parallel dim of the block loop; the tile
+// is the same contraction with a leading unit dim.
+// CHECK-LABEL: func.func @batch_matmul(
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: scf.parallel
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.fma
+// CHECK: } {paddle.min_task_size = 1 : i64}
+func.func @batch_matmul(%a: memref<3x16x8xf32>, %b: memref<3x8x32xf32>, %c: memref<3x16x32xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x16x8xf32>, memref<3x8x32xf32>) outs(%c : memref<3x16x32xf32>)
+  return
+}
+
+// -----
+
+// Elementwise with a broadcast operand: one scf.parallel over 16-wide
+// vectors (8-wide for 256-bit registers) of the innermost dim; the math op
+// works on the vector.
+// CHECK-LABEL: func.func @add_tanh(
+// CHECK-NOT: linalg.generic
+// AVX512: scf.parallel {{.*}} step (%{{.*}}, %c16)
+// AVX2: scf.parallel {{.*}} step (%{{.*}}, %c8)
+// AVX512: %[[X:.*]] = vector.load {{.*}} : memref<1x16xf32, {{.*}}>, vector<16xf32>
+// AVX512: %[[Y:.*]] = vector.load {{.*}} : memref<16xf32, {{.*}}>, vector<16xf32>
+// AVX512: %[[S:.*]] = arith.addf %[[X]], %[[Y]] : vector<16xf32>
+// AVX512: %[[T:.*]] = math.tanh %[[S]] : vector<16xf32>
+// AVX512: vector.store %[[T]]
+// AVX2: math.tanh %{{.*}} : vector<8xf32>
+// AVX512: } {paddle.min_task_size = 256 : i64}
+// AVX2: } {paddle.min_task_size = 512 : i64}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @add_tanh(%x: memref<64x128xf32>, %y: memref<128xf32>, %z: memref<64x128xf32>) {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : memref<64x128xf32>, memref<128xf32>) outs(%z : memref<64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// Left for the scalar loops: dynamic shapes, other element types, a
+// transposed read, a reduction, and shapes no register tile divides.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK: linalg.matmul
+// CHECK-NOT: vector.
+func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @f16(
+// CHECK: linalg.matmul
+// CHECK-NOT: vector.
+func.func @f16(%a: memref<16x16xf16>, %b: memref<16x32xf16>, %c: memref<16x32xf16>) {
+  linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x32xf16>) outs(%c : memref<16x32xf16>)
+  return
+}
+
+// CHECK-LABEL: func.func @odd_n(
+// CHECK: linalg.matmul
+// CHECK-NOT: vector.
+func.func @odd_n(%a: memref<16x16xf32>, %b: memref<16x7xf32>, %c: memref<16x7xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xf32>, memref<16x7xf32>) outs(%c : memref<16x7xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @transpose(
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+func.func @transpose(%x: memref<32x32xf32>, %z: memref<32x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<32x32xf32>) outs(%z : memref<32x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @reduce(
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+func.func @reduce(%x: memref<32x32xf32>, %z: memref<32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x32xf32>) outs(%z : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @int(
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+func.func @int(%x: memref<32x32xi32>, %z: memref<32x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<32x32xi32>) outs(%z : memref<32x32xi32>) {
+  ^bb0(%a: i32, %o: i32):
+    %s = arith.addi %a, %a : i32
+    linalg.yield %s : i32
+  }
+  return
+}
