@@ -7,7 +7,7 @@ computation in process (median of N). Reports the ratio paddle / numpy
 are noisy; rerun to compare.
 
     .venv/bin/python benchmarks/basic_cpu.py [--runs 50] [--markdown]
-        [--threads 1,2]
+        [--threads 1,2] [--no-tile]
 
 With --threads, paddle runs once per thread count (paddle-run --threads N)
 and the table adds the speedup of the last count over the first.
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 PADDLE_RUN = REPO / "build" / "bin" / "paddle-run"
 
 
-def paddle_median_ms(text, inputs, runs, tmp, threads=None):
+def paddle_median_ms(text, inputs, runs, tmp, threads=None, flags=()):
     module = tmp / "m.mlir"
     module.write_text(text)
     args = []
@@ -35,6 +35,7 @@ def paddle_median_ms(text, inputs, runs, tmp, threads=None):
         args += ["--input", str(tmp / f"in{i}.npy")]
     if threads is not None:
         args += ["--threads", str(threads)]
+    args += list(flags)
     out = subprocess.run([str(PADDLE_RUN), str(module), *args, "--bench", str(runs)],
                          capture_output=True, text=True, check=True).stdout
     return float(out.split("median ")[1].split(" ms")[0])
@@ -97,13 +98,18 @@ def main():
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--threads", default="",
                         help="comma-separated thread counts, e.g. 1,2")
+    parser.add_argument("--no-tile", action="store_true",
+                        help="compile with paddle-run --tile-and-vectorize=0 "
+                             "(scalar loops, to compare)")
     args = parser.parse_args()
     counts = [int(t) for t in args.threads.split(",") if t] or [None]
     rng = np.random.default_rng(0)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, text, inputs, fn in workloads(rng):
-            ps = [paddle_median_ms(text, inputs, args.runs, Path(tmp), t) for t in counts]
+            flags = ["--tile-and-vectorize=0"] if args.no_tile else []
+            ps = [paddle_median_ms(text, inputs, args.runs, Path(tmp), t, flags)
+                  for t in counts]
             n = numpy_median_ms(fn, inputs, args.runs)
             rows.append((name, ps, n))
     labels = ["paddle-run" if t is None else f"paddle {t} thr" for t in counts]
