@@ -46,7 +46,8 @@ float fma_peak_run(long iters) {
     c10 = c10 * b + a;
     c11 = c11 * b + a;
   }
-  vec s = ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)) + ((c8 + c9) + (c10 + c11));
+  vec s = ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)) +
+          ((c8 + c9) + (c10 + c11));
   float r = 0.0f;
   for (int i = 0; i < LANES; ++i)
     r += s[i];
