@@ -261,10 +261,11 @@ def plot(results, path):
     rows = [r for res in results for r in res["rows"]]
     threads = sorted({r["threads"] for r in rows})
     peers = [p for p in PEER_ORDER if any(isinstance(r["cells"].get(p), dict) for r in rows)]
-    fig, axes = plt.subplots(len(threads), 1, figsize=(14, 4.5 * len(threads)), squeeze=False)
+    fig, axes = plt.subplots(len(threads), 1, figsize=(16, 4.5 * len(threads)), squeeze=False)
     for ax, n in zip(axes[:, 0], threads):
         sel = [r for r in rows if r["threads"] == n]
         width = 0.8 / max(1, len(peers))
+        top = 1.0
         for i, p in enumerate(peers):
             xs, ys = [], []
             for j, r in enumerate(sel):
@@ -276,14 +277,16 @@ def plot(results, path):
                     xs.append(j + (i - len(peers) / 2 + 0.5) * width)
                     ys.append(c["median_ms"] / fastest)
             ax.bar(xs, ys, width, label=p)
+            top = max([top] + ys)
         ax.set_yscale("log")
+        ax.set_ylim(0.5, top * 2)
         ax.axhline(1.0, color="black", linewidth=0.6)
         ax.set_xticks(range(len(sel)))
         ax.set_xticklabels([r["workload"] for r in sel], rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("time / fastest (log)")
         ax.set_title(f"{n} thread{'s' if n > 1 else ''}: median time relative to the fastest "
                      "(lower is better; missing bar = error/timeout/not run)")
-        ax.legend(fontsize=8, ncol=len(peers))
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=80)
