@@ -214,7 +214,7 @@ def gemm_table(results, peaks, wls):
     return "\n".join(lines)
 
 
-def render_markdown(results, env, args, wls, png_rel):
+def render_markdown(results, env, args, wls, png_rel, missing=()):
     rows = [r for res in results for r in res["rows"]]
     peers = [p for p in PEER_ORDER if any(p in r["cells"] for r in rows)]
     pk = ", ".join(f"{n} thread{'s' if n != '1' else ''}: {v[0] / 1e9:.1f} GFLOP/s"
@@ -230,6 +230,8 @@ def render_markdown(results, env, args, wls, png_rel):
            "", "Median ms per call (lower is better); *ours / best* is ours' median over "
            "the fastest other peer's.", "",
            common.latency_table(rows, peers, "ours", args.reps), ""]
+    if missing:
+        out += ["Not measured in this run (stopped for time): " + ", ".join(missing) + ".", ""]
     checks = []
     for res in results:
         for p, errs in res["check"].items():
@@ -326,10 +328,12 @@ def main(argv=None):
         wls = [w for w in wls if re.search(args.only, w.name)]
     if not wls:
         ap.error("no workload selected")
+    missing = []
     if args.from_json:
         data = json.loads(args.from_json.read_text())
         env, results = data["env"], data["results"]
         done = {r["compile"]["workload"] for r in results}
+        missing = [w.name for w in workloads.all_workloads() if w.name not in done]
         wls = [w for w in workloads.all_workloads() if w.name in done]
         env.setdefault("end_loadavg", env["loadavg"])
         env.setdefault("seconds", 0)
@@ -351,7 +355,7 @@ def main(argv=None):
                                                           indent=1, default=str))
     plot(results, png)
     png_rel = os.path.relpath(png, docs.parent) if docs else None
-    md = render_markdown(results, env, args, wls, png_rel)
+    md = render_markdown(results, env, args, wls, png_rel, missing)
     (work_dir / "results.md").write_text(md + "\n")
     print(md)
     if docs:
