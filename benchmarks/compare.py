@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""Side by side with peers (issue 5): ours vs onnxruntime, PyTorch eager,
+torch.compile, IREE, and numpy / torch's oneDNN for GEMM, in one process run.
+
+Per workload and thread count, every peer is warmed up once, then timed for
+--reps repetitions, round-robin over the peers (the order rotates each
+repetition); median and min per peer. A peer whose warm-up call says the
+repetitions would not fit --budget seconds runs fewer (shown as n=...).
+Compile and run timeouts are recorded as "timeout", failures as "error:
+...", never dropped. Writes build/bench/results.json, the tables between the
+markers of docs/performance.md (not with --quick unless --docs is given)
+and a PNG bar chart. Run through scripts/bench.sh; not a test.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from peers import common, peak, workloads  # noqa: E402
+from peers.common import PeerError  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+PEER_ORDER = ["ours", "onnxruntime", "torch eager", "torch.compile", "IREE", "numpy",
+              "torch oneDNN"]
+CHECK_RTOL = 1e-3  # max |ours - torch| / max |torch| above this is flagged
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def make_peers(args, work_dir):
+    from peers import iree, numpy_blas, ort, ours, torch_peers
+    return [ours.Ours(str(REPO), str(args.build_dir), args.compile_timeout, args.run_timeout),
+            ort.OnnxRuntime(), torch_peers.TorchEager(), torch_peers.TorchCompile(),
+            iree.Iree(work_dir, args.compile_timeout), numpy_blas.NumpyBlas(),
+            torch_peers.TorchOneDNN()]
+
+
+def export_onnx(wl, module, inputs, path):
+    import torch
+    module.eval()
+    names = [f"in{i}" for i in range(len(inputs))]
+    # Not under no_grad: there TransformerEncoderLayer takes its fused fast
+    # path, which has no ONNX export.
+    torch.onnx.export(module, tuple(torch.from_numpy(a) for a in inputs), str(path),
+                      opset_version=17, input_names=names, output_names=["out"])
+
+
+def rel_err(got, ref):
+    if got is None or ref is None:
+        return None
+    g, r = np.asarray(got[0], np.float64), np.asarray(ref[0], np.float64)
+    if g.shape != r.shape:
+        return float("inf")
+    return float(np.max(np.abs(g - r)) / max(np.max(np.abs(r)), 1e-6))
+
+
+def _err(e):
+    """Table text of a peer's exception: PeerErrors carry theirs."""
+    if isinstance(e, PeerError):
+        return str(e)
+    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    return f"error: {type(e).__name__}: {first[:60]}"
+
+
+def bench_workload(wl, peers, args, work_dir, threads_list):
+    """Returns {"rows": [per thread count], "compile": {...}, "check": {...}}."""
+    log(f"== {wl.name}")
+    onnx_path = None
+    if wl.kind == "train":
+        inputs = workloads.train_inputs(workloads.TRAIN_MLP if wl.make == "mlp"
+                                        else workloads.TRAIN_TF)
+    else:
+        module, inputs = wl.make()
+        onnx_path = work_dir / (re.sub(r"[^A-Za-z0-9]+", "_", wl.name) + ".onnx")
+    active = [p for p in peers if p.supports(wl)]
+    failed = {}   # peer name -> error text for every thread count
+    if onnx_path is not None:
+        try:
+            export_onnx(wl, module, inputs, onnx_path)
+        except Exception as e:  # the ONNX peers cannot run; the others still do
+            for p in active:
+                if p.name in ("ours", "onnxruntime", "IREE"):
+                    failed[p.name] = "error: torch.onnx export: " + _err(e)[7:]
+    comp = {}     # peer name -> compile seconds (or error)
+    detail = {}
+    for p in active:
+        if p.name in failed:
+            continue
+        t = time.perf_counter()
+        try:
+            info = p.prepare(wl, onnx_path, inputs) or {}
+            detail[p.name] = info
+            if "compile_s" in info:
+                comp[p.name] = info["compile_s"]
+                if "import_s" in info:
+                    comp[p.name] += info["import_s"]
+        except Exception as e:
+            failed[p.name] = comp[p.name] = _err(e)
+        log(f"  prepare {p.name}: {time.perf_counter() - t:.1f} s {failed.get(p.name, '')}")
+    rows, check = [], {}
+    for n in threads_list:
+        cells = {p.name: failed.get(p.name) for p in active}
+        live, reps, samples, ref = [], {}, {}, None
+        for p in active:
+            if p.name in failed:
+                continue
+            try:
+                info = p.set_threads(n) or {}
+                if "compile_s" in info and p.name not in comp:
+                    comp[p.name] = info["compile_s"]
+                dt, out = p.run(want_output=True)  # warm-up
+                if p.name == "torch eager":
+                    ref = out
+                samples[p.name], reps[p.name] = [], common.reps_within(args.budget, dt, args.reps)
+                live.append(p)
+                p._warm_out = out
+            except Exception as e:
+                cells[p.name] = _err(e)
+                if isinstance(e, common.Timeout):
+                    failed[p.name] = str(e)
+                    comp.setdefault(p.name, str(e))
+        if wl.kind != "train":
+            for p in live:
+                err = rel_err(p._warm_out, ref)
+                if err is not None:
+                    check.setdefault(p.name, {})[n] = err
+        for p in live:
+            p._warm_out = None
+        for r in range(args.reps):
+            for name in common.round_robin([p.name for p in live], r):
+                p = next(q for q in live if q.name == name)
+                if len(samples[name]) >= reps[name] or isinstance(cells.get(name), str):
+                    continue
+                try:
+                    dt, _ = p.run()
+                    samples[name].append(dt)
+                except Exception as e:
+                    cells[name] = _err(e)
+                    if isinstance(e, common.Timeout):
+                        failed[name] = str(e)
+        for p in live:
+            if not isinstance(cells.get(p.name), str):
+                cells[p.name] = common.summarize(samples[p.name])
+        rows.append({"workload": wl.name, "threads": n, "cells": cells,
+                     "load": round(os.getloadavg()[0], 2)})
+        log("  threads %d: %s" % (n, ", ".join(
+            f"{k} {common.fmt_cell(v)}" for k, v in cells.items())))
+    for p in active:
+        try:
+            p.close()
+        except Exception as e:
+            log(f"  close {p.name}: {_err(e)}")
+    return {"rows": rows, "compile": {"workload": wl.name, "times": comp},
+            "check": check, "detail": {k: {a: b for a, b in v.items() if a != "loss"}
+                                       for k, v in detail.items()}}
+
+
+def environment(peaks):
+    import onnxruntime
+    import torch
+    try:
+        from iree.compiler import version as iv
+        iree_v = getattr(iv, "VERSION", "?")
+    except Exception:
+        iree_v = "?"
+    cpu = "?"
+    try:
+        cpu = next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
+                   if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpu": cpu,
+            "cores": os.cpu_count(), "loadavg": os.getloadavg(), "python": platform.python_version(),
+            "torch": torch.__version__, "onnxruntime": onnxruntime.__version__, "iree": iree_v,
+            "numpy": np.__version__, "peaks": peaks}
+
+
+def gemm_table(results, peaks, wls):
+    flops = {w.name: w.flops for w in wls if w.kind == "gemm"}
+    lines = ["| GEMM | threads | ours GFLOP/s | ours % of peak | best peer | best peer GFLOP/s "
+             "| best peer % of peak | ours / oneDNN |",
+             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
+    for res in results:
+        for row in res["rows"]:
+            if row["workload"] not in flops:
+                continue
+            f, pk = flops[row["workload"]], peaks[str(row["threads"])][0]
+            cells = row["cells"]
+            ours = cells.get("ours")
+            name, best = common.best_peer(cells, "ours")
+            og = f / ours["median_ms"] / 1e6 if isinstance(ours, dict) else None
+            bg = f / best / 1e6 if best else None
+            dnn = cells.get("torch oneDNN")
+            vs = (f"{ours['median_ms'] / dnn['median_ms']:.2f}x"
+                  if isinstance(ours, dict) and isinstance(dnn, dict) else "-")
+            lines.append(
+                f"| {row['workload']} | {row['threads']} | "
+                f"{'-' if og is None else f'{og:.1f}'} | "
+                f"{'-' if og is None else f'{100 * og / (pk / 1e9):.0f}%'} | {name or '-'} | "
+                f"{'-' if bg is None else f'{bg:.1f}'} | "
+                f"{'-' if bg is None else f'{100 * bg / (pk / 1e9):.0f}%'} | {vs} |")
+    return "\n".join(lines)
+
+
+def render_markdown(results, env, args, wls, png_rel, missing=()):
+    rows = [r for res in results for r in res["rows"]]
+    peers = [p for p in PEER_ORDER if any(p in r["cells"] for r in rows)]
+    pk = ", ".join(f"{n} thread{'s' if n != '1' else ''}: {v[0] / 1e9:.1f} GFLOP/s"
+                   for n, v in env["peaks"].items())
+    how = next(iter(env["peaks"].values()))[1]
+    out = [f"Run of {env['date']}: {env['cpu']}, {env['cores']} cores; torch {env['torch']}, "
+           f"onnxruntime {env['onnxruntime']}, IREE {env['iree']}, numpy {env['numpy']}. "
+           f"Load average at start {env['loadavg'][0]:.2f}, at end "
+           f"{env['end_loadavg'][0]:.2f}. {args.reps} repetitions per peer, round-robin; "
+           f"budget {args.budget:.0f} s per peer and thread count (fewer repetitions shown as "
+           f"n=...); compile timeout {args.compile_timeout:.0f} s, call timeout "
+           f"{args.run_timeout:.0f} s. Measured fp32 peak ({how}): {pk}.",
+           "", "Median ms per call (lower is better); *ours / best* is ours' median over "
+           "the fastest other peer's.", "",
+           common.latency_table(rows, peers, "ours", args.reps), ""]
+    if missing:
+        out += ["Not measured in this run (stopped for time): " + ", ".join(missing) + ".", ""]
+    checks = []
+    for res in results:
+        for p, errs in res["check"].items():
+            bad = {n: e for n, e in errs.items() if e > CHECK_RTOL}
+            if bad:
+                checks.append(f"{res['compile']['workload']}: {p} max rel. error vs torch "
+                              + ", ".join(f"{e:.2g} ({n} thr)" for n, e in bad.items()))
+    out += ["Outputs are checked against torch eager (max abs difference over max |torch|, "
+            f"flagged above {CHECK_RTOL:g}): "
+            + ("; ".join(checks) if checks else "all within.") + "", ""]
+    cpeers = ["ours", "onnxruntime", "torch.compile", "IREE"]
+    out += ["Compile time in seconds: ours = ONNX import + `_core.compile` (training: the "
+            "first TrainStep call, which traces and compiles); IREE = iree-import-onnx + "
+            "iree-compile; torch.compile = its first call (1 thread); onnxruntime = session "
+            "creation (1 thread).", "",
+            common.compile_table([r["compile"] for r in results], cpeers), ""]
+    if any(w.kind == "gemm" for w in wls):
+        out += ["GEMM throughput against the measured peak of the same thread count:", "",
+                gemm_table(results, env["peaks"], wls), ""]
+    if png_rel:
+        out += [f"![ours and peers, time relative to the fastest]({png_rel})", ""]
+    return "\n".join(out)
+
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for res in results for r in res["rows"]]
+    threads = sorted({r["threads"] for r in rows})
+    peers = [p for p in PEER_ORDER if any(isinstance(r["cells"].get(p), dict) for r in rows)]
+    fig, axes = plt.subplots(len(threads), 1, figsize=(16, 4.5 * len(threads)), squeeze=False)
+    for ax, n in zip(axes[:, 0], threads):
+        sel = [r for r in rows if r["threads"] == n]
+        width = 0.8 / max(1, len(peers))
+        top = 1.0
+        for i, p in enumerate(peers):
+            xs, ys = [], []
+            for j, r in enumerate(sel):
+                cells = r["cells"]
+                fastest = min((c["median_ms"] for c in cells.values() if isinstance(c, dict)),
+                              default=None)
+                c = cells.get(p)
+                if isinstance(c, dict) and fastest:
+                    xs.append(j + (i - len(peers) / 2 + 0.5) * width)
+                    ys.append(c["median_ms"] / fastest)
+            ax.bar(xs, ys, width, label=p)
+            top = max([top] + ys)
+        ax.set_yscale("log")
+        ax.set_ylim(0.5, top * 2)
+        ax.axhline(1.0, color="black", linewidth=0.6)
+        ax.set_xticks(range(len(sel)))
+        ax.set_xticklabels([r["workload"] for r in sel], rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("time / fastest (log)")
+        ax.set_title(f"{n} thread{'s' if n > 1 else ''}: median time relative to the fastest "
+                     "(lower is better; missing bar = error/timeout/not run)")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a few workloads, 3 repetitions")
+    ap.add_argument("--only", help="regex over workload names")
+    ap.add_argument("--reps", type=int, help="repetitions (default 10, --quick 3)")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--budget", type=float, default=30.0,
+                    help="seconds of timed calls per peer, workload and thread count")
+    ap.add_argument("--compile-timeout", type=float, default=240.0)
+    ap.add_argument("--run-timeout", type=float, default=90.0)
+    ap.add_argument("--from-json", type=Path, help="render the tables of an earlier (possibly "
+                    "partial) results.json instead of measuring")
+    ap.add_argument("--build-dir", type=Path, default=REPO / "build")
+    ap.add_argument("--docs", type=Path, help="markdown file whose marker section is replaced "
+                    "(default docs/performance.md; --quick: none)")
+    ap.add_argument("--png", type=Path, help="bar chart (default docs/images/bench-peers.png; "
+                    "--quick: build/bench/quick.png)")
+    args = ap.parse_args(argv)
+    if args.reps is None:
+        args.reps = 3 if args.quick else 10
+    threads = [int(t) for t in args.threads.split(",")]
+    work_dir = args.build_dir / "bench"
+    work_dir.mkdir(parents=True, exist_ok=True)
+    docs = args.docs or (None if args.quick else REPO / "docs" / "performance.md")
+    png = args.png or (work_dir / "quick.png" if args.quick
+                       else REPO / "docs" / "images" / "bench-peers.png")
+
+    wls = workloads.all_workloads()
+    if args.quick:
+        wls = [w for w in wls if w.quick]
+    if args.only:
+        wls = [w for w in wls if re.search(args.only, w.name)]
+    if not wls:
+        ap.error("no workload selected")
+    missing = []
+    if args.from_json:
+        data = json.loads(args.from_json.read_text())
+        env, results = data["env"], data["results"]
+        done = {r["compile"]["workload"] for r in results}
+        missing = [w.name for w in workloads.all_workloads() if w.name not in done]
+        wls = [w for w in workloads.all_workloads() if w.name in done]
+        env.setdefault("end_loadavg", env["loadavg"])
+        env.setdefault("seconds", 0)
+    else:
+        peaks = {str(n): peak.measure(work_dir, n) for n in threads}
+        log("peak: " + ", ".join(f"{n}: {v[0] / 1e9:.1f} GFLOP/s" for n, v in peaks.items()))
+        env = environment(peaks)
+        peers = make_peers(args, work_dir)
+        results = []
+        t0 = time.time()
+        for wl in wls:
+            results.append(bench_workload(wl, peers, args, work_dir, threads))
+            (work_dir / "results.json").write_text(json.dumps(
+                {"env": env, "results": results}, indent=1, default=str))
+        env["end_loadavg"] = os.getloadavg()
+        env["seconds"] = time.time() - t0
+    if not args.from_json:
+        (work_dir / "results.json").write_text(json.dumps({"env": env, "results": results},
+                                                          indent=1, default=str))
+    plot(results, png)
+    png_rel = os.path.relpath(png, docs.parent) if docs else None
+    md = render_markdown(results, env, args, wls, png_rel, missing)
+    (work_dir / "results.md").write_text(md + "\n")
+    print(md)
+    if docs:
+        docs.write_text(common.replace_section(docs.read_text(), md))
+        log(f"wrote {docs} and {png}")
+    log(f"total {env['seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""Pure parts of the side-by-side benchmark (benchmarks/compare.py): the
+round-robin schedule, statistics, the markdown tables and the marker-delimited
+section of docs/performance.md. No torch, no paddle_mlir: tested by
+python/tests/test_bench_harness.py."""
+
+import math
+import statistics
+
+class PeerError(Exception):
+    """A peer could not build or run a workload; the message goes into the table."""
+
+
+class Timeout(PeerError):
+    pass
+
+
+BEGIN_MARKER = "<!-- bench:peers:begin (written by scripts/bench.sh; edits here are lost) -->"
+END_MARKER = "<!-- bench:peers:end -->"
+
+
+def round_robin(names, rep):
+    """The order of the peers in repetition `rep`: rotated by one each time,
+    so no peer always runs first (on a warm cache, after another peer's
+    threads) or always last."""
+    names = list(names)
+    if not names:
+        return []
+    k = rep % len(names)
+    return names[k:] + names[:k]
+
+
+def summarize(times):
+    """Seconds -> {"median_ms", "min_ms", "n"}; None for no samples."""
+    if not times:
+        return None
+    ms = [t * 1e3 for t in times]
+    return {"median_ms": statistics.median(ms), "min_ms": min(ms), "n": len(ms)}
+
+
+def reps_within(budget_s, first_call_s, wanted, floor=3):
+    """How many timed repetitions fit a per-peer time budget, judged from the
+    warm-up call: `wanted` when they fit, else what fits but at least
+    `floor` (at least 1 when even one call is over the budget)."""
+    if first_call_s <= 0 or first_call_s * wanted <= budget_s:
+        return wanted
+    fit = int(budget_s // first_call_s)
+    if fit >= floor:
+        return fit
+    return max(1, min(floor, fit))
+
+
+def best_peer(cells, ours):
+    """(name, median_ms) of the fastest peer other than `ours` with a
+    measurement; (None, None) when none has one. `cells` maps peer name to a
+    summary dict (summarize) or an error string."""
+    best = (None, None)
+    for name, cell in cells.items():
+        if name == ours or not isinstance(cell, dict):
+            continue
+        if best[1] is None or cell["median_ms"] < best[1]:
+            best = (name, cell["median_ms"])
+    return best
+
+
+def fmt_ms(x):
+    """Milliseconds with 3 significant digits at least, no exponent."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3f}"
+
+
+def fmt_cell(cell, wanted_reps=None):
+    """A table cell: median ms (with the rep count when fewer than wanted),
+    `-` when the peer does not run the workload, or the error text."""
+    if cell is None:
+        return "-"
+    if isinstance(cell, str):
+        return cell.replace("|", "/").replace("\n", " ")[:80]
+    text = fmt_ms(cell["median_ms"])
+    if wanted_reps is not None and cell["n"] < wanted_reps:
+        text += f" (n={cell['n']})"
+    return text
+
+
+def ratio_text(ours, best):
+    if not isinstance(ours, dict) or best is None:
+        return "-"
+    return f"{ours['median_ms'] / best:.2f}x"
+
+
+def latency_table(rows, peers, ours, wanted_reps):
+    """rows: [{"workload", "threads", "cells": {peer: summary|error|None}}]
+    -> markdown with one column per peer (median ms), the best peer and
+    ours / best; a `load` column (1-minute load average when the row was
+    measured) when the rows carry one."""
+    has_load = any("load" in r for r in rows)
+    head = ["workload", "threads"] + peers + ["best peer", "ours / best"]
+    align = ["---", "---:"] + ["---:"] * len(peers) + ["---", "---:"]
+    if has_load:
+        head, align = head + ["load"], align + ["---:"]
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
+    for row in rows:
+        cells = row["cells"]
+        name, best = best_peer(cells, ours)
+        vals = [row["workload"], str(row["threads"])]
+        vals += [fmt_cell(cells.get(p), wanted_reps) for p in peers]
+        vals += [name or "-", ratio_text(cells.get(ours), best)]
+        if has_load:
+            vals.append(f"{row['load']:.1f}" if "load" in row else "-")
+        lines.append("| " + " | ".join(vals) + " |")
+    return "\n".join(lines)
+
+
+def compile_table(rows, peers):
+    """rows: [{"workload", "times": {peer: seconds|error str}}] -> markdown."""
+    lines = ["| workload | " + " | ".join(peers) + " |",
+             "| --- | " + " | ".join(["---:"] * len(peers)) + " |"]
+    for row in rows:
+        vals = []
+        for p in peers:
+            t = row["times"].get(p)
+            if t is None:
+                vals.append("-")
+            elif isinstance(t, str):
+                vals.append(t.replace("|", "/")[:80])
+            else:
+                vals.append(f"{t:.2f}")
+        lines.append(f"| {row['workload']} | " + " | ".join(vals) + " |")
+    return "\n".join(lines)
+
+
+def replace_section(text, body, begin=BEGIN_MARKER, end=END_MARKER):
+    """Puts `body` between the markers of `text` (appended with its markers
+    when absent), so a rerun replaces the previous tables."""
+    block = f"{begin}\n{body.rstrip()}\n{end}"
+    i = text.find(begin)
+    if i < 0:
+        return text.rstrip("\n") + "\n\n" + block + "\n"
+    j = text.find(end, i)
+    if j < 0:
+        raise ValueError("docs section: begin marker without end marker")
+    return text[:i] + block + text[j + len(end):]

@@ -1,0 +1,91 @@
+"""The pure parts of the side-by-side benchmark (benchmarks/peers/common.py):
+round-robin order, statistics, repetition budget, best peer, markdown tables
+and the docs section between markers. The benchmark itself is not a test."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from peers import common  # noqa: E402
+
+
+def test_round_robin_rotates_and_covers_every_position():
+    names = ["a", "b", "c"]
+    orders = [common.round_robin(names, r) for r in range(3)]
+    assert orders == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
+    # Each peer runs first, in the middle and last once per cycle.
+    for pos in range(3):
+        assert sorted(o[pos] for o in orders) == names
+    assert common.round_robin(names, 3) == names
+    assert common.round_robin([], 5) == []
+
+
+def test_summarize_median_min_in_ms():
+    s = common.summarize([0.003, 0.001, 0.002, 0.010])
+    assert s == {"median_ms": pytest.approx(2.5), "min_ms": pytest.approx(1.0), "n": 4}
+    assert common.summarize([]) is None
+
+
+def test_reps_within_budget():
+    assert common.reps_within(60, 0.5, 10) == 10       # fits
+    assert common.reps_within(60, 10.0, 10) == 6       # what fits
+    assert common.reps_within(60, 25.0, 10) == 2       # fewer than the floor fit: 2
+    assert common.reps_within(60, 100.0, 10) == 1      # one call over budget: still one
+    assert common.reps_within(60, 0.0, 10) == 10
+
+
+def test_best_peer_skips_ours_errors_and_missing():
+    cells = {"ours": {"median_ms": 1.0, "min_ms": 1.0, "n": 3},
+             "x": {"median_ms": 4.0, "min_ms": 3.0, "n": 3},
+             "y": "timeout (> 300 s)", "z": None,
+             "w": {"median_ms": 2.0, "min_ms": 2.0, "n": 3}}
+    assert common.best_peer(cells, "ours") == ("w", 2.0)
+    assert common.best_peer({"ours": cells["ours"], "y": "error: x"}, "ours") == (None, None)
+
+
+def test_fmt_ms_and_cells():
+    assert common.fmt_ms(1234.4) == "1234"
+    assert common.fmt_ms(12.345) == "12.3"
+    assert common.fmt_ms(1.2345) == "1.23"
+    assert common.fmt_ms(0.01234) == "0.012"
+    assert common.fmt_ms(None) == "-"
+    cell = {"median_ms": 5.0, "min_ms": 4.0, "n": 4}
+    assert common.fmt_cell(cell, 10) == "5.00 (n=4)"
+    assert common.fmt_cell(cell, 4) == "5.00"
+    assert common.fmt_cell("error: a|b\nc") == "error: a/b c"
+    assert common.fmt_cell(None) == "-"
+
+
+def test_latency_table_ratio_and_errors():
+    rows = [{"workload": "gemm 256", "threads": 1,
+             "cells": {"ours": {"median_ms": 3.0, "min_ms": 2.0, "n": 10},
+                       "numpy": {"median_ms": 1.5, "min_ms": 1.0, "n": 10},
+                       "IREE": "timeout (> 300 s)"}},
+            {"workload": "mlp", "threads": 2,
+             "cells": {"ours": "error: boom", "numpy": None,
+                       "IREE": {"median_ms": 0.5, "min_ms": 0.4, "n": 10}}}]
+    md = common.latency_table(rows, ["ours", "numpy", "IREE"], "ours", 10).splitlines()
+    assert md[0] == "| workload | threads | ours | numpy | IREE | best peer | ours / best |"
+    assert md[2] == "| gemm 256 | 1 | 3.00 | 1.50 | timeout (> 300 s) | numpy | 2.00x |"
+    assert md[3] == "| mlp | 2 | error: boom | - | 0.500 | IREE | - |"
+
+
+def test_compile_table():
+    md = common.compile_table([{"workload": "m", "times": {"ours": 1.234, "IREE": "timeout"}}],
+                              ["ours", "IREE", "onnxruntime"]).splitlines()
+    assert md[2] == "| m | 1.23 | timeout | - |"
+
+
+def test_replace_section_appends_then_replaces():
+    text = "# Perf\n\nintro\n"
+    once = common.replace_section(text, "table 1")
+    assert once.startswith(text.rstrip("\n"))
+    assert once.count(common.BEGIN_MARKER) == 1 and "table 1" in once
+    twice = common.replace_section(once + "\n## After\n", "table 2\n")
+    assert "table 1" not in twice and "table 2" in twice
+    assert twice.count(common.BEGIN_MARKER) == 1 and twice.endswith("## After\n")
+    with pytest.raises(ValueError, match="without end marker"):
+        common.replace_section("x " + common.BEGIN_MARKER, "t")
