@@ -12,6 +12,7 @@
 #define PADDLE_EXECUTION_JIT_H
 
 #include "paddle/Execution/Signature.h"
+#include "paddle/Pipelines/Pipelines.h"
 #include "paddle_runtime/runtime.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -34,10 +35,11 @@ public:
   /// Every public function must take and return ranked tensors of supported
   /// element types; errors name the function and argument.
   /// With `instrumentKernels`, every kernel records trace events in traced
-  /// sessions (see kernelNames()).
+  /// sessions (see kernelNames()). `library` chooses oneDNN or generated
+  /// code for matmul and conv (CpuPipelineOptions::library).
   static llvm::Expected<std::unique_ptr<JitModule>>
-  create(ModuleOp module, unsigned optLevel = 3,
-         bool instrumentKernels = false);
+  create(ModuleOp module, unsigned optLevel = 3, bool instrumentKernels = false,
+         LibraryChoice library = LibraryChoice::Auto);
   ~JitModule();
 
   /// The function named `name`, or, when `name` is empty and the module has
