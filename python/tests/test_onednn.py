@@ -149,8 +149,9 @@ def test_conv2d(tmp_path, rng, library, case):
 
 
 def test_auto_threshold(tmp_path):
-    """auto: a 4x4 matmul stays ours, a 128x128 one goes to oneDNN."""
-    for size, expected in [(4, False), (128, True)]:
+    """auto: up to 32x32x32 (65536 flops) matmuls stay ours, from 40x40x40
+    (128000) on they go to oneDNN (min-flops 100000, measured crossover)."""
+    for size, expected in [(4, False), (32, False), (40, True), (128, True)]:
         t = tensor_type((size, size), np.float32)
         text = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
                 f"  %0 = paddle.matmul %a, %b : {t}, {t} -> {t}\n  return %0 : {t}\n}}\n")

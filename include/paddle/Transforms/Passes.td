@@ -277,7 +277,7 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
   let options = [
     Option<"force", "force", "bool", "false",
            "Rewrite every supported op, whatever its size">,
-    Option<"minFlops", "min-flops", "int64_t", "65536",
+    Option<"minFlops", "min-flops", "int64_t", "100000",
            "Smallest problem (floating-point operations) given to oneDNN "
            "unless force is set">,
   ];
