@@ -10,6 +10,8 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   cmake ninja-build ccache g++ libgtest-dev python3 python3-venv
   clang-22 libclang-rt-22-dev nlohmann-json3-dev pybind11-dev
+  # oneDNN (the library path, docs/onednn.md); its CMake config needs OpenCL.
+  libdnnl-dev ocl-icd-opencl-dev opencl-headers
 )
 
 missing=()

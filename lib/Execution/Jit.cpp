@@ -29,7 +29,7 @@ JitModule::~JitModule() {
 
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
-                  bool tileAndVectorize) {
+                  LibraryChoice library, bool tileAndVectorize) {
   std::unique_ptr<JitModule> jit(new JitModule());
   auto functions = collectSignatures(module);
   if (!functions)
@@ -50,6 +50,7 @@ JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
     CpuPipelineOptions pipelineOptions;
     pipelineOptions.instrumentKernels = instrumentKernels;
     pipelineOptions.tileAndVectorize = tileAndVectorize;
+    pipelineOptions.library = library;
     buildCpuPipeline(pm, pipelineOptions);
     if (failed(pm.run(module)))
       return makeError("lowering with paddle-cpu-pipeline failed:\n" +
@@ -96,9 +97,12 @@ JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
     int32_t count = 0;
     const paddle_runtime_symbol_t *table = paddle_runtime_symbols(&count);
     for (int32_t i = 0; i < count; ++i)
-      symbols[interner(table[i].name)] = {
-          llvm::orc::ExecutorAddr::fromPtr(table[i].address),
-          llvm::JITSymbolFlags::Exported};
+      // A null address is a function of a library this host does not link
+      // (symbols.cpp); code calling it fails to link with its name.
+      if (table[i].address)
+        symbols[interner(table[i].name)] = {
+            llvm::orc::ExecutorAddr::fromPtr(table[i].address),
+            llvm::JITSymbolFlags::Exported};
     return symbols;
   });
 

@@ -42,7 +42,25 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
   // Kernels are final once memory is planned: bracket them for traces.
   if (options.instrumentKernels)
     pm.addPass(createInstrumentKernelsPass());
+  // Library kernels replace linalg ops on final buffers (after
+  // instrumentation, so a kernel's trace event covers its library call).
+  if (options.library != LibraryChoice::None) {
+    UseOneDnnPassOptions useOneDnn;
+    useOneDnn.force = options.library == LibraryChoice::OneDnn;
+    pm.addPass(createUseOneDnnPass(useOneDnn));
+  }
   buildCpuLlvmLoweringPipeline(pm, options);
+}
+
+std::optional<mlir::paddle::LibraryChoice>
+mlir::paddle::parseLibraryChoice(llvm::StringRef text) {
+  if (text == "auto")
+    return LibraryChoice::Auto;
+  if (text == "onednn")
+    return LibraryChoice::OneDnn;
+  if (text == "none")
+    return LibraryChoice::None;
+  return std::nullopt;
 }
 
 void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {

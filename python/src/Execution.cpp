@@ -18,6 +18,8 @@
 using namespace mlir;
 using mlir::paddle::JitFunction;
 using mlir::paddle::JitModule;
+using mlir::paddle::LibraryChoice;
+using mlir::paddle::parseLibraryChoice;
 
 namespace paddle_py {
 namespace {
@@ -256,16 +258,22 @@ struct Executable {
 };
 
 std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
-                                    int64_t memoryLimit) {
+                                    int64_t memoryLimit,
+                                    const std::string &library) {
   if (optLevel > 3)
     throw py::value_error("opt_level must be 0, 1, 2 or 3");
+  std::optional<LibraryChoice> libraryChoice = parseLibraryChoice(library);
+  if (!libraryChoice)
+    throw py::value_error("library must be 'auto', 'onednn' or 'none'; got '" +
+                          library + "'");
   if (memoryLimit < 0)
     throw py::value_error("memory_limit must be a byte count >= 0");
   DiagnosticCapture capture(m.ctx());
   // JitModule::create lowers in place: the caller's module stays
   // paddle-level.
   OwningOpRef<ModuleOp> clone = m.get().clone();
-  auto jit = JitModule::create(*clone, optLevel);
+  auto jit = JitModule::create(*clone, optLevel, /*instrumentKernels=*/false,
+                               *libraryChoice);
   if (!jit)
     capture.fail("compilation failed: " + llvm::toString(jit.takeError()));
   auto result = std::make_unique<Executable>();
@@ -306,7 +314,7 @@ void bindExecution(py::module_ &m) {
         return stats;
       });
   m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,
-        py::arg("memory_limit") = 0,
+        py::arg("memory_limit") = 0, py::arg("library") = "auto",
         "Lowers a clone of `module` with the CPU pipeline and JIT-compiles "
         "it");
   m.def(

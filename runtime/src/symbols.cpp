@@ -7,8 +7,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle_runtime/async.h"
+#include "paddle_runtime/onednn.h"
 #include "paddle_runtime/runtime.h"
 #include "workspace.h"
+
+// The oneDNN kernels are in paddle_runtime_onednn, which links oneDNN. Weak
+// references keep this table from pulling that library (and libdnnl) into
+// every artifact: where it is not linked, their addresses are null, and the
+// JIT, the loader of .so modules and paddle-compile treat them as absent.
+#pragma weak _mlir_ciface_paddle_onednn_matmul
+#pragma weak _mlir_ciface_paddle_onednn_conv2d
+#pragma weak _mlir_ciface_paddle_onednn_conv2d_grouped
 
 namespace {
 #define PADDLE_SYMBOL(name, function)                                          \
@@ -30,6 +39,14 @@ const paddle_runtime_symbol_t kSymbols[] = {
                   _mlir_ciface_paddle_workspace_acquire),
     PADDLE_SYMBOL("_mlir_ciface_paddle_workspace_release",
                   _mlir_ciface_paddle_workspace_release),
+    // paddle-use-onednn declares its kernels with llvm.emit_c_interface, as
+    // the workspace functions above (paddle_runtime/onednn.h).
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_matmul",
+                  _mlir_ciface_paddle_onednn_matmul),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_conv2d",
+                  _mlir_ciface_paddle_onednn_conv2d),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_conv2d_grouped",
+                  _mlir_ciface_paddle_onednn_conv2d_grouped),
     // The async runtime ABI of parallel loops (mlir/ExecutionEngine/
     // AsyncRuntime.h; upstream spells GetNumWorkerThreads "Runtim").
     PADDLE_SYMBOL("mlirAsyncRuntimeAddRef", paddle_async_add_ref),

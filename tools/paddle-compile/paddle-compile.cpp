@@ -65,6 +65,12 @@ static cl::opt<std::string>
             cl::desc("embed (constants in the artifact) | sidecar (large "
                      "constants in OUT.weights, loaded at run time)"),
             cl::init("embed"));
+static cl::opt<std::string> library(
+    "library",
+    cl::desc("Who runs large f32 matmuls and convolutions: auto (oneDNN "
+             "above a size threshold), onednn (oneDNN for all it supports), "
+             "none (generated code only); see docs/onednn.md"),
+    cl::init("auto"));
 static cl::opt<bool> instrumentKernels(
     "instrument-kernels",
     cl::desc("Record a trace event around every kernel (for --trace of "
@@ -510,6 +516,11 @@ int main(int argc, char **argv) {
                 "file is written with the compiled artifact)");
   if (sidecar && sidecarThreshold == 0)
     return fail("--sidecar-threshold must be at least 1 byte");
+  std::optional<paddle::LibraryChoice> libraryChoice =
+      paddle::parseLibraryChoice(library);
+  if (!libraryChoice)
+    return fail("--library must be auto, onednn or none; got '" + library +
+                "'");
 
   DialectRegistry registry;
   paddle::registerAllDialects(registry);
@@ -553,6 +564,7 @@ int main(int argc, char **argv) {
   paddle::CpuPipelineOptions pipelineOptions;
   pipelineOptions.instrumentKernels = instrumentKernels;
   pipelineOptions.tileAndVectorize = tileAndVectorize;
+  pipelineOptions.library = *libraryChoice;
   paddle::buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");
@@ -596,6 +608,12 @@ int main(int argc, char **argv) {
       decl->setName(runtimeSymbols[i].runtime_name);
     }
   }
+  // Code that calls the oneDNN kernels (paddle-use-onednn) links their
+  // library and oneDNN; other artifacts do not depend on oneDNN.
+  bool usesOneDnn = llvm::any_of(llvmModule->functions(), [](auto &f) {
+    return f.isDeclaration() &&
+           f.getName().starts_with("_mlir_ciface_paddle_onednn_");
+  });
   std::vector<std::string> imports;
   if (emit == "so")
     imports = callRuntimeThroughSlots(*llvmModule, runtimeSymbols, symbolCount);
@@ -679,6 +697,14 @@ int main(int argc, char **argv) {
                 "-lm",
                 "-o",
                 tmpOut};
+  }
+  if (usesOneDnn) {
+    // Before the runtime, which the oneDNN kernels call; OpenMP because
+    // they set its thread count.
+    auto runtimeAt = llvm::find(linkArgs, PADDLE_RUNTIME_LIBRARY);
+    linkArgs.insert(emit == "so" ? runtimeAt - 1 : runtimeAt,
+                    PADDLE_RUNTIME_ONEDNN_LIBRARY);
+    linkArgs.insert(linkArgs.end() - 3, {PADDLE_DNNL_LIBRARY, "-fopenmp"});
   }
   llvm::Error err = runProgram("cc", ccArgs);
   if (!err)

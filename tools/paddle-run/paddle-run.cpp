@@ -54,6 +54,12 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     benchRuns("bench", cl::desc("Run N more times and print median and min ms"),
               cl::init(0));
+static cl::opt<std::string> library(
+    "library",
+    cl::desc("Who runs large f32 matmuls and convolutions: auto (oneDNN "
+             "above a size threshold), onednn (oneDNN for all it supports), "
+             "none (generated code only); see docs/onednn.md"),
+    cl::init("auto"));
 static cl::opt<std::string> tracePath(
     "trace",
     cl::desc("Write per-call and per-kernel timings as Chrome trace JSON "
@@ -239,6 +245,12 @@ int main(int argc, char **argv) {
     return fail("--memory-limit: '" + memoryLimit +
                 "' is not a byte count (like 1048576, 512K, 16M or 2G)");
 
+  std::optional<paddle::LibraryChoice> libraryChoice =
+      paddle::parseLibraryChoice(library);
+  if (!libraryChoice)
+    return fail("--library must be auto, onednn or none; got '" + library +
+                "'");
+
   Runtime runtime;
   if (isSharedObject(inputFile)) {
     if (paddle_status_t s =
@@ -257,7 +269,8 @@ int main(int argc, char **argv) {
     paddle::dropDonationRequests((*source)->get());
     auto jit = paddle::JitModule::create(
         (*source)->get(), /*optLevel=*/3,
-        /*instrumentKernels=*/!tracePath.empty(), tileAndVectorize);
+        /*instrumentKernels=*/!tracePath.empty(), *libraryChoice,
+        tileAndVectorize);
     if (!jit)
       return fail(llvm::toString(jit.takeError()));
     auto executable = paddle::JitModule::toExecutable(std::move(*jit));

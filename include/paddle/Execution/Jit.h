@@ -12,6 +12,7 @@
 #define PADDLE_EXECUTION_JIT_H
 
 #include "paddle/Execution/Signature.h"
+#include "paddle/Pipelines/Pipelines.h"
 #include "paddle_runtime/runtime.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -34,10 +35,13 @@ public:
   /// Every public function must take and return ranked tensors of supported
   /// element types; errors name the function and argument.
   /// With `instrumentKernels`, every kernel records trace events in traced
-  /// sessions (see kernelNames()). `tileAndVectorize` = false selects the
-  /// scalar loops for every op (paddle-cpu-pipeline{tile-and-vectorize=0}).
+  /// sessions (see kernelNames()). `library` chooses oneDNN or generated
+  /// code for matmul and conv (CpuPipelineOptions::library);
+  /// `tileAndVectorize` = false selects the scalar loops for every op
+  /// (paddle-cpu-pipeline{tile-and-vectorize=0}).
   static llvm::Expected<std::unique_ptr<JitModule>>
   create(ModuleOp module, unsigned optLevel = 3, bool instrumentKernels = false,
+         LibraryChoice library = LibraryChoice::Auto,
          bool tileAndVectorize = true);
   ~JitModule();
 

@@ -7,7 +7,22 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <optional>
+
 namespace mlir::paddle {
+
+/// Who runs large f32 matmuls and convolutions (docs/onednn.md).
+enum class LibraryChoice {
+  /// oneDNN above paddle-use-onednn's size threshold, our loops below.
+  Auto,
+  /// oneDNN for every op it supports.
+  OneDnn,
+  /// Always our own loops (artifacts do not link oneDNN).
+  None,
+};
+
+/// Parses "auto", "onednn" or "none" (the tools' --library flag).
+std::optional<LibraryChoice> parseLibraryChoice(llvm::StringRef text);
 
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> instrumentKernels{
@@ -25,6 +40,16 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Vector register width the tiles are sized for (0: the "
                      "host CPU's, 512 with AVX-512, else 256)"),
       llvm::cl::init(0)};
+  Option<LibraryChoice> library{
+      *this, "library",
+      llvm::cl::desc("Library kernels for matmul and conv (paddle-use-onednn)"),
+      llvm::cl::init(LibraryChoice::Auto),
+      llvm::cl::values(
+          clEnumValN(LibraryChoice::Auto, "auto",
+                     "oneDNN for problems above the size threshold"),
+          clEnumValN(LibraryChoice::OneDnn, "onednn",
+                     "oneDNN for every supported op"),
+          clEnumValN(LibraryChoice::None, "none", "only generated code"))};
 };
 
 /// paddle -> linalg on tensors -> bufferized loops -> LLVM dialect, ready for

@@ -307,4 +307,63 @@ def AsyncParallelForPass
                            "::mlir::func::FuncDialect"];
 }
 
+def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
+  let summary = "Run large f32 matmuls and convolutions through oneDNN.";
+  let description = [{
+    The library path of the CPU pipeline (docs/onednn.md). Runs on buffers,
+    after memory planning. Replaces f32 matmuls and 2-D convolutions that are
+    large enough by calls to the runtime's oneDNN kernels
+    (paddle_runtime/onednn.h, declared with `llvm.emit_c_interface`):
+
+    - `linalg.matmul`, `linalg.batch_matmul` and `linalg.generic`
+      contractions (`out + a * b`, one reduction loop; what elementwise
+      fusion makes of batched, broadcast or transposed matmuls) become
+      `paddle_onednn_matmul` on unranked memrefs plus, per operand, the
+      memref dim of each logical dim (a: batch..., m, k; b: batch..., k, n;
+      c: batch..., m, n) packed 4 bits per dim, 0 for a broadcast dim;
+    - `linalg.conv_2d_nchw_fchw` and `linalg.conv_2d_ngchw_gfchw` become
+      `paddle_onednn_conv2d(_grouped)` on dynamic strided memrefs plus
+      strides and dilations.
+
+    Operands must be f32 memrefs with a unit innermost stride (for the
+    grouped conv, contiguous group and channel dims); other ops stay.
+
+    linalg ops accumulate into their output. When the op right before it
+    (ignoring trace calls and ops without memory effects) is a
+    `linalg.fill` of zero into the same buffer, the fill is dropped and the
+    kernel overwrites the output (accumulate = 0); otherwise oneDNN adds to
+    it (a sum post-op).
+
+    Which ops are worth a call: with `force`, every supported op; otherwise
+    those of at least `min-flops` floating-point operations, counting each
+    dynamic dim as 1. (The cost model will make this choice; see
+    `isWorthLibraryCall`.)
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
+    linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x256xf32>)
+                  outs(%c : memref<256x256xf32>)
+    ```
+    becomes
+    ```mlir
+    %0 = memref.cast %a : memref<256x512xf32> to memref<*xf32>
+    ...
+    %map = arith.constant 33 : i64     // logical dims 0, 1 = memref dims 0, 1
+    %acc = arith.constant 0 : i64
+    call @paddle_onednn_matmul(%0, %1, %2, %map, %map, %map, %acc)
+        : (memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64) -> ()
+    ```
+  }];
+  let options = [
+    Option<"force", "force", "bool", "false",
+           "Rewrite every supported op, whatever its size">,
+    Option<"minFlops", "min-flops", "int64_t", "100000",
+           "Smallest problem (floating-point operations) given to oneDNN "
+           "unless force is set">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // PADDLE_TRANSFORMS_PASSES_TD

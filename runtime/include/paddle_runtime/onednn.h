@@ -1,0 +1,89 @@
+/*===- onednn.h - oneDNN kernels compiled code calls --------------*- C -*-===*
+ *
+ * `paddle-use-onednn` replaces large f32 matmuls (linalg.matmul,
+ * linalg.batch_matmul, generic contractions) and 2-D convolutions on buffers by
+ *calls to these functions (through the symbol table, runtime/src/symbols.cpp).
+ *They live in their own library, `paddle_runtime_onednn`, which links oneDNN
+ *(libdnnl): the core runtime does not depend on it, and only artifacts whose
+ *code calls these functions link it (docs/onednn.md).
+ *
+ * Arguments are MLIR strided memref descriptors (the callers are declared
+ * with `llvm.emit_c_interface`). Each function computes the linalg op it
+ * replaces: with `accumulate` != 0 the result is added to the output's
+ * contents (linalg semantics, `C += A * B`); with 0 the output's contents are
+ * ignored (the pass dropped the zero fill before it). Any strides are
+ * accepted. A failure (oneDNN cannot build or run the primitive) ends the
+ * call through paddle_runtime_fail with PADDLE_INTERNAL and oneDNN's status.
+ *
+ * Primitives are cached by problem (sizes, strides, parameters, thread
+ * count); oneDNN uses paddle_get_num_threads() threads (its OpenMP runtime,
+ * set per call), on the calling thread's OpenMP team.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef PADDLE_RUNTIME_ONEDNN_H
+#define PADDLE_RUNTIME_ONEDNN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PADDLE_ONEDNN_MEMREF(rank)                                             \
+  typedef struct paddle_memref##rank##d_f32 {                                  \
+    float *allocated;                                                          \
+    float *aligned;                                                            \
+    int64_t offset;                                                            \
+    int64_t sizes[rank];                                                       \
+    int64_t strides[rank];                                                     \
+  } paddle_memref##rank##d_f32_t;
+PADDLE_ONEDNN_MEMREF(4)
+PADDLE_ONEDNN_MEMREF(5)
+#undef PADDLE_ONEDNN_MEMREF
+
+/* An MLIR unranked memref descriptor: `descriptor` points to a ranked one
+ * (allocated, aligned, offset, sizes[rank], strides[rank]). */
+typedef struct paddle_unranked_memref {
+  int64_t rank;
+  void *descriptor;
+} paddle_unranked_memref_t;
+
+/* A matmul with L - 2 batch dims (L <= 12) in logical dims
+ *   c[batch..., M, N] (+)= sum over K of a[batch..., M, K] * b[batch..., K, N]
+ * where each operand's logical dim i is its memref dim ((map >> 4 i) & 15) - 1,
+ * or, where that is -1 (batch dims only), a broadcast (size 1). L is c's
+ * rank. Covers linalg.matmul, linalg.batch_matmul and the generic
+ * contractions (folded, broadcast or transposed batches) that
+ * paddle-use-onednn matches. */
+void _mlir_ciface_paddle_onednn_matmul(const paddle_unranked_memref_t *a,
+                                       const paddle_unranked_memref_t *b,
+                                       const paddle_unranked_memref_t *c,
+                                       int64_t a_map, int64_t b_map,
+                                       int64_t c_map, int64_t accumulate);
+
+/* linalg.conv_2d_nchw_fchw (no padding: the input is padded before):
+ * out[N, F, OH, OW] (+)= sum over c, kh, kw of
+ *   in[N, c, oh * sh + kh * dh, ow * sw + kw * dw] * filter[F, c, kh, kw]. */
+void _mlir_ciface_paddle_onednn_conv2d(const paddle_memref4d_f32_t *input,
+                                       const paddle_memref4d_f32_t *filter,
+                                       const paddle_memref4d_f32_t *output,
+                                       int64_t stride_h, int64_t stride_w,
+                                       int64_t dilation_h, int64_t dilation_w,
+                                       int64_t accumulate);
+
+/* linalg.conv_2d_ngchw_gfchw, the grouped form: input [N, G, C, H, W],
+ * filter [G, F, C, KH, KW], output [N, G, F, OH, OW]. */
+void _mlir_ciface_paddle_onednn_conv2d_grouped(
+    const paddle_memref5d_f32_t *input, const paddle_memref5d_f32_t *filter,
+    const paddle_memref5d_f32_t *output, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t accumulate);
+
+/* Primitives created since the process started (cache misses), for tests. */
+int64_t paddle_onednn_primitives_created(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PADDLE_RUNTIME_ONEDNN_H */
