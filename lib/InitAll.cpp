@@ -4,6 +4,7 @@
 
 #include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Conversion/Passes.h"
+#include "paddle/CostModel/Passes.h"
 #include "paddle/Pipelines/Pipelines.h"
 #include "paddle/Transforms/Passes.h"
 
@@ -25,5 +26,6 @@ void mlir::paddle::registerAllPasses() {
   mlir::registerAllPasses();
   registerPaddleConversionPasses();
   registerPaddleTransformsPasses();
+  registerPaddleCostModelPasses();
   registerPipelines();
 }

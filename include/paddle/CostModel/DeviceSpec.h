@@ -1,0 +1,95 @@
+//===- DeviceSpec.h - what a device can do, read from JSON -------*- C++
+//-*-===//
+//
+// A device spec holds the numbers the cost model needs: peak arithmetic rate
+// per element type, memory and cache bandwidths, the fixed cost of one kernel
+// call and the link used by collectives. Specs are JSON files (format in
+// docs/cost-model.md); the ones in specs/devices/ are built into the tools
+// under their file names, so `device=h200` works from any directory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PADDLE_COSTMODEL_DEVICESPEC_H
+#define PADDLE_COSTMODEL_DEVICESPEC_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::paddle {
+
+enum class DeviceKind { Cpu, Gpu };
+
+/// Element types a spec may give a peak for. Every other element type of the
+/// paddle dialect maps onto one of these (see peakFlops).
+enum class SpecDType { F64, F32, F16, BF16, I8, I32, I64 };
+
+/// "f32", "bf16", ... (the JSON keys of "peak_flops_per_s").
+llvm::StringRef stringifySpecDType(SpecDType type);
+std::optional<SpecDType> parseSpecDType(llvm::StringRef name);
+
+struct CacheLevel {
+  std::string name;
+  /// Capacity of the whole level on the device (all instances together).
+  double sizeBytes = 0;
+  /// Aggregate bandwidth of the level over all cores.
+  double bandwidthBytesPerS = 0;
+};
+
+/// The interconnect collectives run over (alpha-beta model).
+struct LinkSpec {
+  /// Per-device bandwidth in one direction.
+  double bandwidthBytesPerS = 0;
+  /// Start-up cost of one message (alpha).
+  double latencyS = 0;
+};
+
+struct DeviceSpec {
+  std::string name;
+  DeviceKind kind = DeviceKind::Cpu;
+  int64_t cores = 1;
+  /// Peak of the whole device (all cores / SMs), per element type. "f32" is
+  /// always present.
+  std::map<SpecDType, double> peakFlopsPerS;
+  /// Main memory (DRAM / HBM) bandwidth.
+  double memoryBandwidthBytesPerS = 0;
+  /// From the innermost level out, sorted by size.
+  std::vector<CacheLevel> caches;
+  /// Fixed cost of one kernel: a CPU parallel-loop fork/join or a GPU launch.
+  double callOverheadS = 0;
+  LinkSpec link;
+  std::string notes;
+  std::string source;
+
+  /// Peak FLOP/s for `type`. A type the spec leaves out uses f32's peak
+  /// (f64: half of it), the rate our code generation reaches on CPUs that
+  /// compute f16/bf16/integers through f32-wide vector units.
+  double peakFlops(SpecDType type) const;
+};
+
+/// Parses a spec from JSON text. `origin` names the file in messages, which
+/// also give the JSON path of a bad field and what was expected, e.g.
+/// "h200.json: $.peak_flops_per_s.f32: expected a number >= 0, got string".
+llvm::Expected<DeviceSpec> parseDeviceSpec(llvm::StringRef text,
+                                           llvm::StringRef origin);
+
+/// Reads and parses the spec file at `path`.
+llvm::Expected<DeviceSpec> loadDeviceSpec(llvm::StringRef path);
+
+/// Names of the specs built into the tools (specs/devices/*.json).
+std::vector<std::string> builtinDeviceNames();
+
+/// A built-in spec by name, or, when `nameOrPath` is not one, the spec file
+/// at that path. The error of an unknown name lists the built-in ones.
+llvm::Expected<DeviceSpec> resolveDeviceSpec(llvm::StringRef nameOrPath);
+
+/// The spec as JSON text that parseDeviceSpec reads back.
+std::string serializeDeviceSpec(const DeviceSpec &spec);
+
+} // namespace mlir::paddle
+
+#endif // PADDLE_COSTMODEL_DEVICESPEC_H

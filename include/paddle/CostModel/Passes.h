@@ -1,0 +1,19 @@
+//===- Passes.h - cost model passes ------------------------------*- C++
+//-*-===//
+
+#ifndef PADDLE_COSTMODEL_PASSES_H
+#define PADDLE_COSTMODEL_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::paddle {
+
+#define GEN_PASS_DECL
+#include "paddle/CostModel/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "paddle/CostModel/Passes.h.inc"
+
+} // namespace mlir::paddle
+
+#endif // PADDLE_COSTMODEL_PASSES_H

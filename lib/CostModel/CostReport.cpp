@@ -1,0 +1,102 @@
+//===- CostReport.cpp - print predicted op costs on a device --------------===//
+//
+// A table per function on stdout, one line per paddle op (location, op,
+// FLOPs, bytes, predicted microseconds, bound) and the function's total.
+// Times are sums of per-op roofline times: what the module costs when every
+// op is its own kernel, the baseline fusion improves on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "paddle/CostModel/CostModel.h"
+#include "paddle/CostModel/Passes.h"
+#include "paddle/Support/Location.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#define DEBUG_TYPE "paddle-cost-report"
+
+namespace mlir::paddle {
+#define GEN_PASS_DEF_COSTREPORTPASS
+#include "paddle/CostModel/Passes.h.inc"
+} // namespace mlir::paddle
+
+using namespace mlir;
+using namespace mlir::paddle;
+
+namespace {
+
+struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::Expected<DeviceSpec> spec = resolveDeviceSpec(device);
+    if (!spec) {
+      module.emitError() << "paddle-cost-report: "
+                         << llvm::toString(spec.takeError());
+      return signalPassFailure();
+    }
+    if (dynamicDimSize < 0) {
+      module.emitError() << "paddle-cost-report: dynamic-dim-size must be "
+                            ">= 0, got "
+                         << static_cast<int64_t>(dynamicDimSize);
+      return signalPassFailure();
+    }
+    CostOptions options;
+    if (dynamicDimSize > 0)
+      options.dynamicDimSize = dynamicDimSize;
+
+    llvm::raw_ostream &os = llvm::outs();
+    os << "cost report: device " << spec->name << " ("
+       << (spec->kind == DeviceKind::Cpu ? "cpu" : "gpu") << ", " << spec->cores
+       << " cores, f32 peak "
+       << llvm::format("%.4g", spec->peakFlops(SpecDType::F32))
+       << " FLOP/s, memory "
+       << llvm::format("%.4g", spec->memoryBandwidthBytesPerS)
+       << " B/s, call overhead "
+       << llvm::format("%.4g", spec->callOverheadS * 1e6) << " us)\n";
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      os << "func @" << func.getName() << "\n";
+      os << llvm::format("  %-32s %-26s %14s %14s %12s  %s\n", "location", "op",
+                         "FLOPs", "bytes", "time (us)", "bound");
+      double flops = 0, bytes = 0, seconds = 0;
+      int64_t ops = 0, unknown = 0;
+      func.walk([&](Operation *op) {
+        if (!hasCostModel(op))
+          return;
+        ++ops;
+        std::string where = describeLocation(op->getLoc());
+        std::string name = op->getName().getStringRef().str();
+        OpCost cost = estimateOp(op, options);
+        if (!cost.known) {
+          ++unknown;
+          os << llvm::format("  %-32s %-26s ", where.c_str(), name.c_str())
+             << "unknown: " << cost.reason << "\n";
+          return;
+        }
+        TimeEstimate t = estimateTime(cost, *spec);
+        flops += cost.flops;
+        bytes += cost.bytes;
+        seconds += t.seconds;
+        os << llvm::format("  %-32s %-26s %14.0f %14.0f %12.3f  %s\n",
+                           where.c_str(), name.c_str(), cost.flops, cost.bytes,
+                           t.seconds * 1e6,
+                           stringifyBound(t.bound).str().c_str());
+      });
+      os << llvm::format("  total @%s: %.0f FLOPs, %.0f bytes, %.3f us "
+                         "(%lld ops",
+                         func.getName().str().c_str(), flops, bytes,
+                         seconds * 1e6, (long long)ops);
+      if (unknown)
+        os << ", " << unknown << " unknown, not in the total";
+      os << ")\n";
+    }
+  }
+};
+
+} // namespace

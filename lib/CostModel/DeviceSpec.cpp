@@ -1,0 +1,290 @@
+//===- DeviceSpec.cpp - device specs from JSON ----------------------------===//
+//
+// The JSON is read with nlohmann_json. Every field is checked before it is
+// read, so a bad spec is an error naming the file, the JSON path of the field
+// and what was expected, never an exception escaping or an abort. Only the
+// parser itself throws (on malformed text); that is caught here, which is why
+// this file is built with -fexceptions while the rest of the project is not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "paddle/CostModel/DeviceSpec.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir::paddle;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const char *const kDTypeNames[] = {"f64", "f32", "f16", "bf16",
+                                   "i8",  "i32", "i64"};
+
+/// Reads one JSON object, remembering the first error with its JSON path.
+class Reader {
+public:
+  explicit Reader(std::string origin) : origin(std::move(origin)) {}
+
+  bool failed() const { return !error.empty(); }
+  llvm::Error takeError() {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   origin + ": " + error);
+  }
+
+  void fail(const std::string &path, const std::string &message) {
+    if (error.empty())
+      error = path + ": " + message;
+  }
+
+  static std::string typeName(const json &value) {
+    return value.is_number() ? "number" : std::string(value.type_name());
+  }
+
+  /// The member `key` of `object`, or null (after an error) when it is
+  /// missing and required.
+  const json *member(const json &object, const std::string &path,
+                     const std::string &key, bool required) {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required)
+        fail(path, "missing required field \"" + key + "\"");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  bool isObject(const json &value, const std::string &path) {
+    if (value.is_object())
+      return true;
+    fail(path, "expected an object, got " + typeName(value));
+    return false;
+  }
+
+  /// A finite number >= 0 (> 0 when `positive`).
+  std::optional<double> number(const json &value, const std::string &path,
+                               bool positive = false) {
+    if (!value.is_number()) {
+      fail(path, std::string("expected a number ") +
+                     (positive ? "> 0" : ">= 0") + ", got " + typeName(value));
+      return std::nullopt;
+    }
+    double x = value.get<double>();
+    if (!std::isfinite(x) || x < 0 || (positive && x == 0)) {
+      fail(path, std::string("expected a number ") +
+                     (positive ? "> 0" : ">= 0") + ", got " + value.dump());
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  std::optional<std::string> string(const json &value,
+                                    const std::string &path) {
+    if (!value.is_string()) {
+      fail(path, "expected a string, got " + typeName(value));
+      return std::nullopt;
+    }
+    return value.get<std::string>();
+  }
+
+private:
+  std::string origin;
+  std::string error;
+};
+
+void checkKnownKeys(Reader &reader, const json &object, const std::string &path,
+                    std::initializer_list<const char *> known) {
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (std::none_of(known.begin(), known.end(),
+                     [&](const char *k) { return it.key() == k; })) {
+      std::string list;
+      for (const char *k : known)
+        list += std::string(list.empty() ? "" : ", ") + k;
+      reader.fail(path,
+                  "unknown field \"" + it.key() + "\" (known: " + list + ")");
+    }
+}
+
+std::optional<DeviceSpec> read(Reader &r, const json &root) {
+  DeviceSpec spec;
+  if (!r.isObject(root, "$"))
+    return std::nullopt;
+  checkKnownKeys(r, root, "$",
+                 {"name", "kind", "cores", "peak_flops_per_s",
+                  "memory_bandwidth_bytes_per_s", "caches", "call_overhead_s",
+                  "link", "notes", "source"});
+
+  if (const json *v = r.member(root, "$", "name", true))
+    if (auto s = r.string(*v, "$.name"))
+      spec.name = *s;
+  if (const json *v = r.member(root, "$", "kind", true))
+    if (auto s = r.string(*v, "$.kind")) {
+      if (*s == "cpu")
+        spec.kind = DeviceKind::Cpu;
+      else if (*s == "gpu")
+        spec.kind = DeviceKind::Gpu;
+      else
+        r.fail("$.kind", "expected \"cpu\" or \"gpu\", got \"" + *s + "\"");
+    }
+  if (const json *v = r.member(root, "$", "cores", true)) {
+    if (!v->is_number_integer() || v->get<int64_t>() <= 0)
+      r.fail("$.cores", "expected an integer > 0, got " + v->dump());
+    else
+      spec.cores = v->get<int64_t>();
+  }
+
+  if (const json *peaks = r.member(root, "$", "peak_flops_per_s", true);
+      peaks && r.isObject(*peaks, "$.peak_flops_per_s")) {
+    for (auto it = peaks->begin(); it != peaks->end(); ++it) {
+      std::string path = "$.peak_flops_per_s." + it.key();
+      std::optional<SpecDType> type = parseSpecDType(it.key());
+      if (!type) {
+        r.fail(path, "unknown dtype \"" + it.key() +
+                         "\" (known: f64, f32, f16, bf16, i8, i32, i64)");
+        continue;
+      }
+      if (auto x = r.number(it.value(), path, /*positive=*/true))
+        spec.peakFlopsPerS[*type] = *x;
+    }
+    if (!peaks->contains("f32"))
+      r.fail("$.peak_flops_per_s", "missing required field \"f32\"");
+  }
+
+  if (const json *v = r.member(root, "$", "memory_bandwidth_bytes_per_s", true))
+    if (auto x = r.number(*v, "$.memory_bandwidth_bytes_per_s", true))
+      spec.memoryBandwidthBytesPerS = *x;
+
+  if (const json *caches = r.member(root, "$", "caches", false)) {
+    if (!caches->is_array()) {
+      r.fail("$.caches", "expected an array, got " + Reader::typeName(*caches));
+    } else {
+      for (size_t i = 0; i < caches->size(); ++i) {
+        std::string path = "$.caches[" + std::to_string(i) + "]";
+        const json &level = (*caches)[i];
+        if (!r.isObject(level, path))
+          continue;
+        checkKnownKeys(r, level, path,
+                       {"name", "size_bytes", "bandwidth_bytes_per_s"});
+        CacheLevel cache;
+        if (const json *v = r.member(level, path, "name", true))
+          if (auto s = r.string(*v, path + ".name"))
+            cache.name = *s;
+        if (const json *v = r.member(level, path, "size_bytes", true))
+          if (auto x = r.number(*v, path + ".size_bytes", true))
+            cache.sizeBytes = *x;
+        if (const json *v =
+                r.member(level, path, "bandwidth_bytes_per_s", true))
+          if (auto x = r.number(*v, path + ".bandwidth_bytes_per_s", true))
+            cache.bandwidthBytesPerS = *x;
+        spec.caches.push_back(cache);
+      }
+      std::stable_sort(spec.caches.begin(), spec.caches.end(),
+                       [](const CacheLevel &a, const CacheLevel &b) {
+                         return a.sizeBytes < b.sizeBytes;
+                       });
+    }
+  }
+
+  if (const json *v = r.member(root, "$", "call_overhead_s", true))
+    if (auto x = r.number(*v, "$.call_overhead_s"))
+      spec.callOverheadS = *x;
+
+  if (const json *link = r.member(root, "$", "link", false);
+      link && r.isObject(*link, "$.link")) {
+    checkKnownKeys(r, *link, "$.link", {"bandwidth_bytes_per_s", "latency_s"});
+    if (const json *v =
+            r.member(*link, "$.link", "bandwidth_bytes_per_s", true))
+      if (auto x = r.number(*v, "$.link.bandwidth_bytes_per_s", true))
+        spec.link.bandwidthBytesPerS = *x;
+    if (const json *v = r.member(*link, "$.link", "latency_s", true))
+      if (auto x = r.number(*v, "$.link.latency_s"))
+        spec.link.latencyS = *x;
+  }
+
+  if (const json *v = r.member(root, "$", "notes", false))
+    if (auto s = r.string(*v, "$.notes"))
+      spec.notes = *s;
+  if (const json *v = r.member(root, "$", "source", false))
+    if (auto s = r.string(*v, "$.source"))
+      spec.source = *s;
+
+  if (r.failed())
+    return std::nullopt;
+  return spec;
+}
+
+} // namespace
+
+llvm::StringRef mlir::paddle::stringifySpecDType(SpecDType type) {
+  return kDTypeNames[static_cast<int>(type)];
+}
+
+std::optional<SpecDType> mlir::paddle::parseSpecDType(llvm::StringRef name) {
+  for (int i = 0, e = std::size(kDTypeNames); i < e; ++i)
+    if (name == kDTypeNames[i])
+      return static_cast<SpecDType>(i);
+  return std::nullopt;
+}
+
+double DeviceSpec::peakFlops(SpecDType type) const {
+  if (auto it = peakFlopsPerS.find(type); it != peakFlopsPerS.end())
+    return it->second;
+  double f32 = peakFlopsPerS.at(SpecDType::F32);
+  return type == SpecDType::F64 ? f32 / 2 : f32;
+}
+
+llvm::Expected<DeviceSpec>
+mlir::paddle::parseDeviceSpec(llvm::StringRef text, llvm::StringRef origin) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::exception &e) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   origin + ": invalid JSON: " + e.what());
+  }
+  Reader reader(origin.str());
+  std::optional<DeviceSpec> spec = read(reader, root);
+  if (!spec)
+    return reader.takeError();
+  return *spec;
+}
+
+llvm::Expected<DeviceSpec> mlir::paddle::loadDeviceSpec(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read device spec '" + path +
+                                       "': " + buffer.getError().message());
+  return parseDeviceSpec((*buffer)->getBuffer(), path);
+}
+
+std::string mlir::paddle::serializeDeviceSpec(const DeviceSpec &spec) {
+  json root;
+  root["name"] = spec.name;
+  root["kind"] = spec.kind == DeviceKind::Cpu ? "cpu" : "gpu";
+  root["cores"] = spec.cores;
+  json peaks = json::object();
+  for (auto [type, peak] : spec.peakFlopsPerS)
+    peaks[stringifySpecDType(type).str()] = peak;
+  root["peak_flops_per_s"] = peaks;
+  root["memory_bandwidth_bytes_per_s"] = spec.memoryBandwidthBytesPerS;
+  json caches = json::array();
+  for (const CacheLevel &cache : spec.caches)
+    caches.push_back({{"name", cache.name},
+                      {"size_bytes", cache.sizeBytes},
+                      {"bandwidth_bytes_per_s", cache.bandwidthBytesPerS}});
+  root["caches"] = caches;
+  root["call_overhead_s"] = spec.callOverheadS;
+  root["link"] = {{"bandwidth_bytes_per_s", spec.link.bandwidthBytesPerS},
+                  {"latency_s", spec.link.latencyS}};
+  if (!spec.notes.empty())
+    root["notes"] = spec.notes;
+  if (!spec.source.empty())
+    root["source"] = spec.source;
+  return root.dump(2) + "\n";
+}

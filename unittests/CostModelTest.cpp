@@ -1,0 +1,269 @@
+//===- CostModelTest.cpp - device specs, roofline, alpha-beta -------------===//
+//
+// Expected values are computed by hand in the comments next to them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "paddle/CostModel/CostModel.h"
+#include "paddle/CostModel/DeviceSpec.h"
+
+#include "dialects/Paddle/IR/PaddleOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::paddle;
+
+namespace {
+
+/// A spec with round numbers: 1 GFLOP/s f32, 2 GFLOP/s bf16, 1 GB/s DRAM, a
+/// 1000-byte cache at 10 GB/s, 1 us per call, a 1 GB/s link with 1 us
+/// latency.
+const char *kSpec = R"json({
+  "name": "test", "kind": "cpu", "cores": 2,
+  "peak_flops_per_s": {"f32": 1e9, "bf16": 2e9},
+  "memory_bandwidth_bytes_per_s": 1e9,
+  "caches": [{"name": "L1", "size_bytes": 1000, "bandwidth_bytes_per_s": 1e10}],
+  "call_overhead_s": 1e-6,
+  "link": {"bandwidth_bytes_per_s": 1e9, "latency_s": 1e-6}
+})json";
+
+DeviceSpec testSpec() {
+  llvm::Expected<DeviceSpec> spec = parseDeviceSpec(kSpec, "test.json");
+  EXPECT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  return *spec;
+}
+
+/// The error message of parsing `text`, or "" when it parses.
+std::string parseError(const std::string &text) {
+  llvm::Expected<DeviceSpec> spec = parseDeviceSpec(text, "bad.json");
+  if (spec)
+    return "";
+  return llvm::toString(spec.takeError());
+}
+
+/// kSpec with `from` replaced by `to`.
+std::string edited(const std::string &from, const std::string &to) {
+  std::string text = kSpec;
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(DeviceSpecTest, ParsesAllFields) {
+  DeviceSpec spec = testSpec();
+  EXPECT_EQ(spec.name, "test");
+  EXPECT_EQ(spec.kind, DeviceKind::Cpu);
+  EXPECT_EQ(spec.cores, 2);
+  EXPECT_DOUBLE_EQ(spec.peakFlops(SpecDType::F32), 1e9);
+  EXPECT_DOUBLE_EQ(spec.peakFlops(SpecDType::BF16), 2e9);
+  // Missing types fall back to f32 (f64: half).
+  EXPECT_DOUBLE_EQ(spec.peakFlops(SpecDType::I8), 1e9);
+  EXPECT_DOUBLE_EQ(spec.peakFlops(SpecDType::F64), 5e8);
+  ASSERT_EQ(spec.caches.size(), 1u);
+  EXPECT_DOUBLE_EQ(spec.caches[0].sizeBytes, 1000);
+  EXPECT_DOUBLE_EQ(spec.link.latencyS, 1e-6);
+}
+
+TEST(DeviceSpecTest, MissingField) {
+  EXPECT_EQ(parseError(edited("\"memory_bandwidth_bytes_per_s\": 1e9,", "")),
+            "bad.json: $: missing required field "
+            "\"memory_bandwidth_bytes_per_s\"");
+  EXPECT_EQ(parseError(edited("\"f32\": 1e9, ", "")),
+            "bad.json: $.peak_flops_per_s: missing required field \"f32\"");
+  EXPECT_EQ(parseError(edited("\"latency_s\": 1e-6", "\"x\": 1")),
+            "bad.json: $.link: unknown field \"x\" (known: "
+            "bandwidth_bytes_per_s, latency_s)");
+}
+
+TEST(DeviceSpecTest, WrongType) {
+  EXPECT_EQ(parseError(edited("\"f32\": 1e9", "\"f32\": \"fast\"")),
+            "bad.json: $.peak_flops_per_s.f32: expected a number > 0, got "
+            "string");
+  EXPECT_EQ(parseError(edited("\"cores\": 2", "\"cores\": 2.5")),
+            "bad.json: $.cores: expected an integer > 0, got 2.5");
+  EXPECT_EQ(parseError(edited("\"kind\": \"cpu\"", "\"kind\": \"tpu\"")),
+            "bad.json: $.kind: expected \"cpu\" or \"gpu\", got \"tpu\"");
+  EXPECT_EQ(parseError(edited("\"caches\": [", "\"caches\": [3, ")),
+            "bad.json: $.caches[0]: expected an object, got number");
+  EXPECT_EQ(parseError("[1, 2]"), "bad.json: $: expected an object, got array");
+}
+
+TEST(DeviceSpecTest, NegativeNumber) {
+  EXPECT_EQ(parseError(
+                edited("\"call_overhead_s\": 1e-6", "\"call_overhead_s\": -1")),
+            "bad.json: $.call_overhead_s: expected a number >= 0, got -1");
+  EXPECT_EQ(parseError(edited("\"size_bytes\": 1000", "\"size_bytes\": 0")),
+            "bad.json: $.caches[0].size_bytes: expected a number > 0, got 0");
+}
+
+TEST(DeviceSpecTest, UnknownDType) {
+  EXPECT_EQ(parseError(edited("\"bf16\": 2e9", "\"fp8\": 2e9")),
+            "bad.json: $.peak_flops_per_s.fp8: unknown dtype \"fp8\" (known: "
+            "f64, f32, f16, bf16, i8, i32, i64)");
+}
+
+TEST(DeviceSpecTest, InvalidJsonAndFiles) {
+  std::string error = parseError("{\"name\": ");
+  EXPECT_EQ(error.rfind("bad.json: invalid JSON: ", 0), 0u) << error;
+  llvm::Expected<DeviceSpec> missing =
+      loadDeviceSpec("/nonexistent/dir/spec.json");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_EQ(
+      llvm::toString(missing.takeError())
+          .rfind("cannot read device spec '/nonexistent/dir/spec.json': ", 0),
+      0u);
+  llvm::Expected<DeviceSpec> unknown = resolveDeviceSpec("tpu-v9");
+  ASSERT_FALSE(bool(unknown));
+  EXPECT_EQ(llvm::toString(unknown.takeError()),
+            "unknown device 'tpu-v9': not a built-in spec (a100, h200, "
+            "xeon-amx-2c) nor a path to a .json file");
+}
+
+TEST(DeviceSpecTest, BuiltinsLoadAndRoundTrip) {
+  for (const std::string &name : builtinDeviceNames()) {
+    llvm::Expected<DeviceSpec> spec = resolveDeviceSpec(name);
+    ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+    EXPECT_EQ(spec->name, name);
+    EXPECT_FALSE(spec->source.empty()) << name << " cites no source";
+    llvm::Expected<DeviceSpec> again =
+        parseDeviceSpec(serializeDeviceSpec(*spec), "round-trip");
+    ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+    EXPECT_EQ(serializeDeviceSpec(*again), serializeDeviceSpec(*spec));
+  }
+  llvm::Expected<DeviceSpec> h200 = resolveDeviceSpec("h200");
+  ASSERT_TRUE(bool(h200));
+  EXPECT_DOUBLE_EQ(h200->memoryBandwidthBytesPerS, 4.8e12);
+}
+
+TEST(RooflineTest, ComputeAndMemoryBound) {
+  DeviceSpec spec = testSpec();
+  OpCost cost;
+  // 4e6 FLOPs / 1e9 = 4 ms; 2e6 bytes (> the 1000-byte cache) / 1e9 = 2 ms.
+  cost.flops = 4e6;
+  cost.bytes = 2e6;
+  TimeEstimate t = estimateTime(cost, spec);
+  EXPECT_DOUBLE_EQ(t.computeSeconds, 4e-3);
+  EXPECT_DOUBLE_EQ(t.memorySeconds, 2e-3);
+  EXPECT_DOUBLE_EQ(t.seconds, 4e-3 + 1e-6);
+  EXPECT_EQ(t.bound, Bound::Compute);
+  // In bf16 the peak doubles: 2 ms compute, a tie goes to compute.
+  cost.computeType = SpecDType::BF16;
+  EXPECT_EQ(estimateTime(cost, spec).bound, Bound::Compute);
+  cost.bytes = 3e6;
+  t = estimateTime(cost, spec);
+  EXPECT_DOUBLE_EQ(t.seconds, 3e-3 + 1e-6);
+  EXPECT_EQ(t.bound, Bound::Memory);
+  // 800 bytes fit the cache: 800 / 1e10 = 80 ns; 100 FLOPs = 100 ns.
+  OpCost small;
+  small.flops = 100;
+  small.bytes = 800;
+  t = estimateTime(small, spec);
+  EXPECT_DOUBLE_EQ(t.memorySeconds, 8e-8);
+  EXPECT_DOUBLE_EQ(t.seconds, 1e-7 + 1e-6);
+  // A view costs nothing at all.
+  OpCost view;
+  view.isKernel = false;
+  t = estimateTime(view, spec);
+  EXPECT_EQ(t.seconds, 0);
+  EXPECT_EQ(t.bound, Bound::Overhead);
+}
+
+TEST(AlphaBetaTest, RingCollectives) {
+  DeviceSpec spec = testSpec();
+  // n = 4, 1 MB, alpha 1 us, beta 1 GB/s:
+  // all-reduce: 2 * 3 * 1 us + 2 * 3/4 * 1e6 / 1e9 s = 6 us + 1.5 ms.
+  EXPECT_DOUBLE_EQ(*estimateCollective(Collective::AllReduce, 4, 1e6, spec),
+                   6e-6 + 1.5e-3);
+  // all-gather, reduce-scatter, all-to-all: 3 us + 0.75 ms.
+  for (Collective kind :
+       {Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll})
+    EXPECT_DOUBLE_EQ(*estimateCollective(kind, 4, 1e6, spec), 3e-6 + 7.5e-4)
+        << stringifyCollective(kind).str();
+  // n = 2, 8 bytes: 1 us + 1/2 * 8 ns = 1.004 us.
+  EXPECT_DOUBLE_EQ(*estimateCollective(Collective::AllGather, 2, 8, spec),
+                   1e-6 + 4e-9);
+  EXPECT_EQ(*estimateCollective(Collective::AllReduce, 1, 1e6, spec), 0);
+  spec.link = {};
+  EXPECT_FALSE(estimateCollective(Collective::AllReduce, 4, 1e6, spec));
+}
+
+class OpCostTest : public ::testing::Test {
+protected:
+  OpCostTest() { context.loadDialect<PaddleDialect, func::FuncDialect>(); }
+
+  /// The ops of the first function of `source`, in order, minus return.
+  SmallVector<Operation *> parse(const char *source) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(bool(module));
+    SmallVector<Operation *> ops;
+    module->walk([&](Operation *op) {
+      if (hasCostModel(op))
+        ops.push_back(op);
+    });
+    return ops;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(OpCostTest, MatmulAndDynamicDims) {
+  auto ops = parse(R"mlir(
+    func.func @f(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>,
+                 %c: tensor<?x16xf32>) -> (tensor<8x4xf32>, tensor<?x4xf32>) {
+      %0 = paddle.matmul %a, %b : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+      %1 = paddle.matmul %c, %b : tensor<?x16xf32>, tensor<16x4xf32> -> tensor<?x4xf32>
+      return %0, %1 : tensor<8x4xf32>, tensor<?x4xf32>
+    })mlir");
+  ASSERT_EQ(ops.size(), 2u);
+  // 2 * 8 * 4 * 16 = 1024 FLOPs; (128 + 64 + 32) * 4 = 896 bytes.
+  OpCost mm = estimateOp(ops[0]);
+  EXPECT_EQ(mm.flops, 1024);
+  EXPECT_EQ(mm.bytes, 896);
+  OpCost dyn = estimateOp(ops[1]);
+  EXPECT_FALSE(dyn.known);
+  EXPECT_EQ(dyn.reason, "tensor<?x16xf32> has a dynamic dim and no size hint "
+                        "was given (dynamic-dim-size=N)");
+  // With ? = 2: 2 * 2 * 4 * 16 = 256 FLOPs; (32 + 64 + 8) * 4 = 416 bytes.
+  OpCost hinted = estimateOp(ops[1], CostOptions{2});
+  EXPECT_EQ(hinted.flops, 256);
+  EXPECT_EQ(hinted.bytes, 416);
+}
+
+TEST_F(OpCostTest, GroupCountsOnlyBoundaryBytes) {
+  auto ops = parse(R"mlir(
+    func.func @f(%x: tensor<256xf32>, %y: tensor<256xf32>) -> tensor<256xf32> {
+      %0 = paddle.add %x, %y : tensor<256xf32>, tensor<256xf32> -> tensor<256xf32>
+      %1 = paddle.exp %0 : tensor<256xf32> -> tensor<256xf32>
+      %2 = paddle.mul %1, %x : tensor<256xf32>, tensor<256xf32> -> tensor<256xf32>
+      return %2 : tensor<256xf32>
+    })mlir");
+  ASSERT_EQ(ops.size(), 3u);
+  // Alone: add 256 + exp 2560 + mul 256 FLOPs; 3 + 2 + 3 buffers of 1 KiB.
+  double flops = 0, bytes = 0;
+  for (Operation *op : ops) {
+    OpCost c = estimateOp(op);
+    flops += c.flops;
+    bytes += c.bytes;
+  }
+  EXPECT_EQ(flops, 3072);
+  EXPECT_EQ(bytes, 8 * 1024);
+  // Fused: the same FLOPs, and only %x, %y in and %2 out: 3 KiB (%x once).
+  OpCost group = estimateGroup(ops);
+  EXPECT_EQ(group.flops, 3072);
+  EXPECT_EQ(group.bytes, 3 * 1024);
+  EXPECT_TRUE(group.isKernel);
+  // A group of the first two: %x, %y in; %0 is used outside? No: only by
+  // exp. %1 is used by mul (outside): 2 KiB in, 1 KiB out.
+  OpCost pair = estimateGroup({ops[0], ops[1]});
+  EXPECT_EQ(pair.bytes, 3 * 1024);
+  EXPECT_EQ(pair.flops, 256 + 2560);
+}
+
+} // namespace
