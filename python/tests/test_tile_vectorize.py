@@ -11,6 +11,8 @@ suite covers). Each result must be:
 - bitwise equal for 1 and 2 threads (each output element is computed by
   one tile in k order);
 - close to the scalar path (--tile-and-vectorize=0): same tolerance.
+
+All runs use --library=none, so the oneDNN path never takes the matmuls.
 """
 
 import numpy as np
@@ -28,12 +30,15 @@ def matmul_module(a_shape, b_shape, out_shape):
 
 
 def run_all_ways(tmp_path, text, inputs):
+    # --library=none: large matmuls would otherwise go to oneDNN.
     for sub in ("t1", "t2", "s"):
         (tmp_path / sub).mkdir()
-    one = run_module(tmp_path / "t1", text, inputs, extra_args=["--threads", "1"])[0]
-    two = run_module(tmp_path / "t2", text, inputs, extra_args=["--threads", "2"])[0]
+    one = run_module(tmp_path / "t1", text, inputs,
+                     extra_args=["--library=none", "--threads", "1"])[0]
+    two = run_module(tmp_path / "t2", text, inputs,
+                     extra_args=["--library=none", "--threads", "2"])[0]
     scalar = run_module(tmp_path / "s", text, inputs,
-                        extra_args=["--tile-and-vectorize=0"])[0]
+                        extra_args=["--library=none", "--tile-and-vectorize=0"])[0]
     np.testing.assert_array_equal(one, two)
     return one, scalar
 

@@ -1,6 +1,6 @@
-// RUN: paddle-opt %s --paddle-cpu-pipeline="vector-bits=512" | FileCheck %s
-// RUN: paddle-opt %s --paddle-cpu-pipeline="tile-and-vectorize=0" | FileCheck %s --check-prefix=SCALAR
-// RUN: paddle-opt %s --paddle-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=paddle-async-parallel-for -o /dev/null 2>&1 | FileCheck %s --check-prefix=ASYNC
+// RUN: paddle-opt %s --paddle-cpu-pipeline="library=none vector-bits=512" | FileCheck %s
+// RUN: paddle-opt %s --paddle-cpu-pipeline="library=none tile-and-vectorize=0" | FileCheck %s --check-prefix=SCALAR
+// RUN: paddle-opt %s --paddle-cpu-pipeline="library=none vector-bits=512" --mlir-print-ir-after=paddle-async-parallel-for -o /dev/null 2>&1 | FileCheck %s --check-prefix=ASYNC
 // The CPU pipeline tiles and vectorizes the static f32 matmul and the
 // elementwise tanh down to LLVM vector FMAs, loads and stores; with
 // tile-and-vectorize=0 every op stays scalar loops.
