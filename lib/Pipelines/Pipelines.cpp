@@ -137,14 +137,16 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   // bounds what one call may hold and reports running out of memory.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
-  // Tiled vector code (paddle-tile-and-vectorize) -> LLVM vectors; its
-  // vector.insert chains start from ub.poison.
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Tiled vector code (paddle-tile-and-vectorize) -> LLVM vectors; its
+  // vector.insert chains start from ub.poison. After math-to-libm, which
+  // unrolls vector math without an LLVM intrinsic (erf, ...) into
+  // vector.extract / vector.insert around scalar libm calls.
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

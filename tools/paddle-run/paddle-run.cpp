@@ -267,10 +267,10 @@ int main(int argc, char **argv) {
     // paddle-run writes every result, and --bench and --concurrency call the
     // function repeatedly on the same inputs: run without donation.
     paddle::dropDonationRequests((*source)->get());
-    auto jit = paddle::JitModule::create(
-        (*source)->get(), /*optLevel=*/3,
-        /*instrumentKernels=*/!tracePath.empty(), *libraryChoice,
-        tileAndVectorize);
+    auto jit =
+        paddle::JitModule::create((*source)->get(), /*optLevel=*/3,
+                                  /*instrumentKernels=*/!tracePath.empty(),
+                                  *libraryChoice, tileAndVectorize);
     if (!jit)
       return fail(llvm::toString(jit.takeError()));
     auto executable = paddle::JitModule::toExecutable(std::move(*jit));
