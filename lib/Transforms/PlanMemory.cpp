@@ -12,6 +12,8 @@
 
 #include "paddle/Transforms/Passes.h"
 
+#include "RuntimeFunctions.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -415,10 +417,11 @@ void FunctionPlanner::rewrite(func::FuncOp acquire, func::FuncOp release) {
     }
 }
 
-/// Finds or declares `name` as a private function of `type` with the C
-/// interface the runtime implements.
-FailureOr<func::FuncOp> declareRuntimeFunction(ModuleOp module, StringRef name,
-                                               FunctionType type) {
+} // namespace
+
+FailureOr<func::FuncOp>
+mlir::paddle::declareRuntimeFunction(ModuleOp module, StringRef name,
+                                     FunctionType type) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
     if (existing.getFunctionType() != type || !existing.isExternal()) {
       existing.emitError() << "'" << name
@@ -439,6 +442,8 @@ FailureOr<func::FuncOp> declareRuntimeFunction(ModuleOp module, StringRef name,
   decl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
   return decl;
 }
+
+namespace {
 
 struct PlanMemoryPass : paddle::impl::PlanMemoryPassBase<PlanMemoryPass> {
   using Base::Base;
@@ -465,11 +470,11 @@ struct PlanMemoryPass : paddle::impl::PlanMemoryPassBase<PlanMemoryPass> {
       MLIRContext *ctx = module.getContext();
       auto wsType =
           MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
-      auto a = declareRuntimeFunction(
+      auto a = paddle::declareRuntimeFunction(
           module, kAcquire,
           FunctionType::get(ctx, {IntegerType::get(ctx, 64)}, {wsType}));
-      auto r = declareRuntimeFunction(module, kRelease,
-                                      FunctionType::get(ctx, {wsType}, {}));
+      auto r = paddle::declareRuntimeFunction(
+          module, kRelease, FunctionType::get(ctx, {wsType}, {}));
       if (failed(a) || failed(r))
         return signalPassFailure();
       acquire = *a;

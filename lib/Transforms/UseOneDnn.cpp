@@ -10,6 +10,8 @@
 
 #include "paddle/Transforms/Passes.h"
 
+#include "RuntimeFunctions.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -242,28 +244,8 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     for (int64_t rank : ranks)
       inputs.push_back(dynamicType(ctx, rank));
     inputs.append(scalars, IntegerType::get(ctx, 64));
-    auto type = FunctionType::get(ctx, inputs, {});
-    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
-      if (existing.getFunctionType() != type || !existing.isExternal()) {
-        existing.emitError() << "'" << name
-                             << "' is reserved for the runtime's oneDNN "
-                                "kernel of type "
-                             << type;
-        return failure();
-      }
-      return existing;
-    }
-    if (Operation *other = module.lookupSymbol(name)) {
-      other->emitError() << "'" << name << "' is reserved for the runtime";
-      return failure();
-    }
-    OpBuilder b(ctx);
-    b.setInsertionPointToStart(module.getBody());
-    auto decl = func::FuncOp::create(b, module.getLoc(), name, type);
-    decl.setPrivate();
-    decl->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                  UnitAttr::get(ctx));
-    return decl;
+    return paddle::declareRuntimeFunction(module, name,
+                                          FunctionType::get(ctx, inputs, {}));
   }
 
   /// Replaces `op` by a call of `callee` on its operands (cast to ranked

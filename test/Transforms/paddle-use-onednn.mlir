@@ -216,7 +216,7 @@ func.func @conv_grouped(%in: memref<1x4x8x16x16xf32>, %f: memref<4x8x8x3x3xf32>,
 // -----
 
 // A user function with a kernel's name and another type is an error.
-// expected-error @+1 {{'paddle_onednn_matmul' is reserved for the runtime's oneDNN kernel of type}}
+// expected-error @+1 {{'paddle_onednn_matmul' is reserved for the runtime: expected an external declaration of type}}
 func.func private @paddle_onednn_matmul(memref<*xf32>)
 func.func @clash(%a: memref<512x512xf32>, %b: memref<512x512xf32>, %c: memref<512x512xf32>) {
   linalg.matmul ins(%a, %b : memref<512x512xf32>, memref<512x512xf32>) outs(%c : memref<512x512xf32>)
