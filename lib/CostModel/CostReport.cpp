@@ -11,6 +11,8 @@
 #include "paddle/CostModel/Passes.h"
 #include "paddle/Support/Location.h"
 
+#include "dialects/Paddle/IR/PaddleOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Format.h"
@@ -66,27 +68,55 @@ struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
                          "FLOPs", "bytes", "time (us)", "bound");
       double flops = 0, bytes = 0, seconds = 0;
       int64_t ops = 0, unknown = 0;
-      func.walk([&](Operation *op) {
-        if (!hasCostModel(op))
-          return;
-        ++ops;
+      // One line per op; a fused group (paddle.fusion) is one kernel: its
+      // line counts in the total and its members follow, indented, for
+      // reference.
+      auto line = [&](Operation *op, StringRef name, const OpCost &cost,
+                      StringRef indent) {
         std::string where = describeLocation(op->getLoc());
-        std::string name = op->getName().getStringRef().str();
-        OpCost cost = estimateOp(op, options);
         if (!cost.known) {
-          ++unknown;
-          os << llvm::format("  %-32s %-26s ", where.c_str(), name.c_str())
+          os << llvm::format("  %s%-32s %-26s ", indent.str().c_str(),
+                             where.c_str(), name.str().c_str())
              << "unknown: " << cost.reason << "\n";
-          return;
+          return std::optional<TimeEstimate>();
         }
         TimeEstimate t = estimateTime(cost, *spec);
+        os << llvm::format(
+            "  %s%-32s %-26s %14.0f %14.0f %12.3f  %s\n", indent.str().c_str(),
+            where.c_str(), name.str().c_str(), cost.flops, cost.bytes,
+            t.seconds * 1e6, stringifyBound(t.bound).str().c_str());
+        return std::optional<TimeEstimate>(t);
+      };
+      auto count = [&](const OpCost &cost, std::optional<TimeEstimate> time) {
+        ++ops;
+        if (!time) {
+          ++unknown;
+          return;
+        }
         flops += cost.flops;
         bytes += cost.bytes;
-        seconds += t.seconds;
-        os << llvm::format("  %-32s %-26s %14.0f %14.0f %12.3f  %s\n",
-                           where.c_str(), name.c_str(), cost.flops, cost.bytes,
-                           t.seconds * 1e6,
-                           stringifyBound(t.bound).str().c_str());
+        seconds += time->seconds;
+      };
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (auto fusion = dyn_cast<FusionOp>(op)) {
+          SmallVector<Operation *> members;
+          for (Operation &member :
+               fusion.getBody().front().without_terminator())
+            if (hasCostModel(&member))
+              members.push_back(&member);
+          OpCost cost = estimateGroup(members, options);
+          std::string name = ("group " + fusion.getKind()).str();
+          count(cost, line(op, name, cost, ""));
+          for (Operation *member : members)
+            line(member, member->getName().getStringRef(),
+                 estimateOp(member, options), "  ");
+          return WalkResult::skip();
+        }
+        if (!hasCostModel(op))
+          return WalkResult::advance();
+        OpCost cost = estimateOp(op, options);
+        count(cost, line(op, op->getName().getStringRef(), cost, ""));
+        return WalkResult::advance();
       });
       os << llvm::format("  total @%s: %.0f FLOPs, %.0f bytes, %.3f us "
                          "(%lld ops",

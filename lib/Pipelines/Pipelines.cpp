@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/TargetParser/Host.h"
@@ -38,7 +39,7 @@ static paddle::AsyncParallelForPassOptions getParallelForOptions() {
 
 void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
-  buildCpuBufferPipeline(pm);
+  buildCpuBufferPipeline(pm, /*recordPlan=*/false, options.fuse);
   // Kernels are final once memory is planned: bracket them for traces.
   if (options.instrumentKernels)
     pm.addPass(createInstrumentKernelsPass());
@@ -63,12 +64,20 @@ mlir::paddle::parseLibraryChoice(llvm::StringRef text) {
   return std::nullopt;
 }
 
-void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
-  // paddle -> linalg on tensors, cleaned up and fused.
+void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
+                                          bool fuse) {
+  // paddle -> linalg on tensors, cleaned up and fused: the cost model groups
+  // the paddle ops (paddle-fuse), and each group becomes fused linalg ops or
+  // a tile loop with its ops fused inside (paddle-lower-fusion).
+  if (fuse)
+    pm.addNestedPass<func::FuncOp>(createFusePass());
   pm.addPass(createConvertPaddleToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  if (fuse)
+    pm.addNestedPass<func::FuncOp>(createLowerFusionPass());
+  else
+    pm.addPass(createLinalgElementwiseOpFusionPass());
 
   // Tensors -> buffers. Function boundaries get plain row-major memrefs,
   // which is the runtime's calling convention.
@@ -82,6 +91,9 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createDropDonatedResultsPass());
+  // Tile loops of fused groups -> scf.parallel, which the LLVM lowering
+  // spreads over the threads like every other parallel loop.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -18,8 +18,9 @@ using namespace mlir::paddle;
 #include "dialects/Paddle/IR/PaddleAttrs.cpp.inc"
 
 namespace {
-/// Every paddle op is a pure tensor computation without regions, so calls of
-/// functions made of paddle ops may be inlined (paddle-autodiff asks for
+/// Every paddle op is a pure tensor computation (paddle.fusion's region is
+/// isolated and only holds such ops), so calls of functions made of paddle
+/// ops may be inlined (paddle-autodiff asks for
 /// `--inline` before it differentiates a function that makes calls).
 struct PaddleInlinerInterface : DialectInlinerInterface {
   using DialectInlinerInterface::DialectInlinerInterface;

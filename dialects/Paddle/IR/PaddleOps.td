@@ -13,5 +13,6 @@ include "dialects/Paddle/IR/PaddleShapeOps.td"
 include "dialects/Paddle/IR/PaddleReductionOps.td"
 include "dialects/Paddle/IR/PaddleNNOps.td"
 include "dialects/Paddle/IR/PaddleNormalizationOps.td"
+include "dialects/Paddle/IR/PaddleFusionOps.td"
 
 #endif // PADDLE_OPS_TD

@@ -40,6 +40,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Vector register width the tiles are sized for (0: the "
                      "host CPU's, 512 with AVX-512, else 256)"),
       llvm::cl::init(0)};
+  Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Group ops into fused kernels by the cost model "
+                     "(paddle-fuse, paddle-lower-fusion); off: upstream "
+                     "elementwise fusion only"),
+      llvm::cl::init(true)};
   Option<LibraryChoice> library{
       *this, "library",
       llvm::cl::desc("Library kernels for matmul and conv (paddle-use-onednn)"),
@@ -63,7 +69,8 @@ void buildCpuPipeline(OpPassManager &pm,
 /// explicit allocs, whose temporaries paddle-plan-memory has placed in one
 /// workspace. What `paddle-memory-report` reports on, with `recordPlan`
 /// (the plan as attributes in the IR).
-void buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan = false);
+void buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan = false,
+                            bool fuse = true);
 
 /// The rest of the CPU pipeline: linalg on buffers -> LLVM dialect.
 void buildCpuLlvmLoweringPipeline(OpPassManager &pm,

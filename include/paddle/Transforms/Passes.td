@@ -366,4 +366,69 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def FusePass : Pass<"paddle-fuse", "::mlir::func::FuncOp"> {
+  let summary = "Group paddle ops into fused kernels, decided by the cost model.";
+  let description = [{
+    Wraps each group of ops that should run as one kernel in a
+    `paddle.fusion` op (kinds: `elementwise`, `reduction`, `softmax`,
+    `layer_norm`, `matmul`, `conv`). Ops are visited from the last to the
+    first; an op joins the group of its users when all of its users are in
+    that one group and
+
+    - it is an elementwise or broadcast op, or a reduction, softmax,
+      log_softmax or layer_norm whose reduced input has the shape of the
+      group's other reductions (row-wise work over the same rows), or a
+      matmul/conv2d joining a group of elementwise ops (its epilogue: bias,
+      activation, residual);
+    - it would not be a prologue of a matmul/conv (those read their operands
+      from memory), and a group holds at most one matmul/conv and never a
+      matmul/conv together with a reduction;
+    - the cost model finds it profitable on `device`: where a user reads the
+      op's result broadcast (a smaller tensor stretched over a larger
+      iteration space), the fused code recomputes the op once per element of
+      that space; the op joins only if the predicted time of the extra
+      FLOPs is at most the predicted time of the memory traffic the fusion
+      saves (the op's result written once and read by each user).
+
+    An op with users outside the group (or returned) is never duplicated
+    into it; it stays the end of its own group. Small constants (at most 64
+    elements) are copied into the groups that read them; larger ones are
+    inputs. Groups with a single kernel op are left as they are. Because
+    members join only through their users, every group is convex and the
+    group's last op is its only result.
+
+    `paddle-lower-fusion` lowers the groups after
+    `paddle-convert-paddle-to-linalg`; docs/fusion.md has both.
+  }];
+  let options = [
+    Option<"device", "device", "std::string", "\"xeon-amx-2c\"",
+           "Built-in device name or path of a device spec JSON file">,
+  ];
+}
+
+def LowerFusionPass : Pass<"paddle-lower-fusion", "::mlir::func::FuncOp"> {
+  let summary = "Lower paddle.fusion groups (on linalg) to fused loops.";
+  let description = [{
+    Runs after `paddle-convert-paddle-to-linalg`, when the body of each
+    `paddle.fusion` op is linalg on tensors. Inside each group it folds unit
+    dims and fuses elementwise producers into consumers (upstream
+    patterns; the group's boundary keeps them from reaching outside). A group
+    that still holds more than one linalg op and contains a reduction is
+    then tiled at its last op along the dims that every reduction in it
+    keeps (rows), with the rest of the group fused into the tile loop
+    (upstream tile-and-fuse, an `scf.forall`): each tile computes its rows'
+    reductions and their consumers while the rows are in cache. Finally the
+    group's body replaces the op.
+  }];
+  let options = [
+    Option<"tileElements", "tile-elements", "int64_t", /*default=*/"4096",
+           "Aim for tiles of about this many elements of the last op">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // PADDLE_TRANSFORMS_PASSES_TD

@@ -28,6 +28,8 @@ struct ConvertPaddleToLinalgPass
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<PaddleDialect>();
+    // Fused groups keep their boundary; paddle-lower-fusion removes it.
+    target.addLegalOp<FusionOp, YieldOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
                            scf::SCFDialect, cf::ControlFlowDialect>();

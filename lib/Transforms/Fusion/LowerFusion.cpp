@@ -1,0 +1,257 @@
+//===- LowerFusion.cpp - paddle.fusion groups to fused loops --------------===//
+//
+// After paddle-convert-paddle-to-linalg the body of every paddle.fusion op is
+// linalg on tensors. Elementwise chains already collapse into one
+// linalg.generic by upstream elementwise fusion (the isolated region keeps it
+// inside the group). What is left to fuse is a reduction with its producers
+// and consumers: softmax is max, sum-of-exp and a normalising generic; layer
+// norm is two sums and a normalising generic. Those are tiled at the group's
+// last op along the dims every reduction keeps (rows) and the rest of the
+// group is fused into that tile loop, so each tile's rows are reduced and
+// normalised while in cache. The group's body then replaces the op.
+//
+// Outside the groups, elementwise fusion runs with a conservative rule: a
+// producer with one use is fused unless its consumer reads it broadcast and
+// it computes more than a copy (paddle-fuse made the cost-based choices).
+//
+//===----------------------------------------------------------------------===//
+
+#include "paddle/Transforms/Passes.h"
+
+#include "dialects/Paddle/IR/PaddleOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "paddle-lower-fusion"
+
+namespace mlir::paddle {
+#define GEN_PASS_DEF_LOWERFUSIONPASS
+#include "paddle/Transforms/Passes.h.inc"
+} // namespace mlir::paddle
+
+using namespace mlir;
+using namespace mlir::paddle;
+
+namespace {
+
+bool hasReduction(linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; }
+
+/// Whether the body of `op` only moves its input (a broadcast or transpose):
+/// fusing it where it is read broadcast recomputes nothing.
+bool isCopy(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return false;
+  Block &body = generic.getRegion().front();
+  return body.getOperations().size() == 1 &&
+         isa<BlockArgument>(body.getTerminator()->getOperand(0));
+}
+
+/// The elementwise fusion used outside the groups: single-use producers,
+/// and no recomputation of anything but copies.
+bool fuseOutsideGroups(OpOperand *operand) {
+  Operation *producer = operand->get().getDefiningOp();
+  if (!producer || !producer->hasOneUse())
+    return false;
+  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+  if (!consumer)
+    return false;
+  AffineMap map = consumer.getMatchingIndexingMap(operand);
+  return map.isPermutation() || isCopy(producer);
+}
+
+/// Tile sizes for the group's last op: only parallel dims, and only those
+/// along which every operand computed inside the group varies (a computed
+/// operand read broadcast along a dim, such as a row's max, would be
+/// recomputed per tile of that dim). Sizes aim at `tileElements` elements
+/// per tile and divide the dims; all zeros means "do not tile".
+SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root, Block &body,
+                                     int64_t tileElements) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return sizes;
+  llvm::SmallBitVector candidate(ranges.size(), false);
+  for (auto [i, type] : llvm::enumerate(root.getIteratorTypesArray()))
+    candidate[i] = type == utils::IteratorType::parallel;
+  for (OpOperand *operand : root.getDpsInputOperands()) {
+    Value value = operand->get();
+    if (isa<BlockArgument>(value) || !value.getDefiningOp() ||
+        value.getDefiningOp()->getBlock() != &body ||
+        matchPattern(value, m_Constant()))
+      continue;
+    AffineMap map = root.getMatchingIndexingMap(operand);
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (!map.isFunctionOfDim(d))
+        candidate[d] = false;
+  }
+  // Dims not tiled are whole in every tile.
+  int64_t whole = 1;
+  for (unsigned d = 0; d < ranges.size(); ++d)
+    if (!candidate[d])
+      whole *= ranges[d];
+  int64_t budget =
+      std::max<int64_t>(1, tileElements / std::max<int64_t>(1, whole));
+  bool tiled = false;
+  for (int d = int(ranges.size()) - 1; d >= 0; --d) {
+    if (!candidate[d])
+      continue;
+    int64_t size = std::min(budget, ranges[d]);
+    while (ranges[d] % size != 0)
+      --size;
+    budget = std::max<int64_t>(1, budget / size);
+    if (size < ranges[d]) {
+      sizes[d] = size;
+      tiled = true;
+    } else {
+      sizes[d] = 0; // whole
+    }
+  }
+  if (!tiled)
+    return SmallVector<int64_t>(ranges.size(), 0);
+  return sizes;
+}
+
+struct LowerFusionPass : paddle::impl::LowerFusionPassBase<LowerFusionPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult simplify(FusionOp fusion);
+  LogicalResult tileAndFuse(FusionOp fusion);
+};
+
+} // namespace
+
+/// Unit dims out, then elementwise producers into consumers, inside one
+/// group. (Two rounds: reshape propagation by expansion and unit-dim
+/// folding undo each other in one greedy driver.)
+LogicalResult LowerFusionPass::simplify(FusionOp fusion) {
+  MLIRContext *ctx = &getContext();
+  bool hasContraction = false;
+  fusion.getBody().walk([&](linalg::LinalgOp op) {
+    hasContraction |= linalg::isaContractionOpInterface(op) ||
+                      linalg::isaConvolutionOpInterface(op);
+  });
+  auto addCleanups = [&](RewritePatternSet &patterns) {
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::FillOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);
+  };
+  // Dropping a conv's unit batch dim would turn it into a generic that the
+  // library path no longer recognises.
+  if (!hasContraction) {
+    RewritePatternSet unitDims(ctx);
+    linalg::ControlDropUnitDims options;
+    linalg::populateFoldUnitExtentDimsPatterns(unitDims, options);
+    addCleanups(unitDims);
+    if (failed(applyPatternsGreedily(fusion.getBody(), std::move(unitDims))))
+      return failure();
+  }
+  RewritePatternSet fusionPatterns(ctx);
+  linalg::populateElementwiseOpsFusionPatterns(
+      fusionPatterns, [](OpOperand *) { return true; });
+  addCleanups(fusionPatterns);
+  return applyPatternsGreedily(fusion.getBody(), std::move(fusionPatterns));
+}
+
+LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  SmallVector<linalg::LinalgOp> linalgOps(body.getOps<linalg::LinalgOp>());
+  auto isComputation = [](linalg::LinalgOp op) {
+    return !isa<linalg::FillOp>(op);
+  };
+  if (llvm::count_if(linalgOps, isComputation) < 2 ||
+      llvm::none_of(linalgOps, hasReduction))
+    return success();
+  YieldOp yield = fusion.getYield();
+  if (yield.getNumOperands() != 1)
+    return success();
+  auto root = yield.getOperand(0).getDefiningOp<linalg::LinalgOp>();
+  if (!root)
+    return success();
+  SmallVector<int64_t> sizes = chooseTileSizes(root, body, tileElements);
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return success();
+
+  IRRewriter rewriter(&getContext());
+  rewriter.setInsertionPoint(root);
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  if (failed(result))
+    return fusion.emitError("paddle-lower-fusion: cannot tile the group's "
+                            "last op ")
+           << root->getName();
+  for (OpResult value : root->getResults())
+    rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
+  // The fused producers are clones: drop the now-dead originals, and let
+  // CSE merge the copies of one producer fused for several users.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (&op != yield && isOpTriviallyDead(&op))
+      rewriter.eraseOp(&op);
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, fusion);
+  return success();
+}
+
+void LowerFusionPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  SmallVector<FusionOp> fusions;
+  func.walk([&](FusionOp op) { fusions.push_back(op); });
+  for (FusionOp fusion : fusions) {
+    if (fusion.getBody()
+            .walk([](Operation *op) {
+              return op->getDialect() && isa<PaddleDialect>(op->getDialect()) &&
+                             !isa<YieldOp>(op)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            })
+            .wasInterrupted()) {
+      fusion.emitError("paddle-lower-fusion: the group still holds paddle "
+                       "ops; run paddle-convert-paddle-to-linalg first");
+      return signalPassFailure();
+    }
+    if (failed(simplify(fusion)) || failed(tileAndFuse(fusion)))
+      return signalPassFailure();
+    // The body replaces the op.
+    IRRewriter rewriter(fusion);
+    YieldOp yield = fusion.getYield();
+    SmallVector<Value> results(yield.getValues());
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(&fusion.getBody().front(), fusion,
+                               fusion.getInputs());
+    rewriter.replaceOp(fusion, results);
+  }
+
+  // Elementwise fusion between what the groups left.
+  RewritePatternSet patterns(&getContext());
+  linalg::populateElementwiseOpsFusionPatterns(patterns, fuseOutsideGroups);
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                    fuseOutsideGroups);
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
+  if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    return signalPassFailure();
+}

@@ -1,0 +1,73 @@
+// RUN: paddle-opt %s --split-input-file --paddle-fuse --paddle-convert-paddle-to-linalg --canonicalize --cse --paddle-lower-fusion | FileCheck %s
+
+// softmax over rows with its scale prologue: one scf.forall over blocks of
+// rows (8 x 128 rows, 32 per tile: 4096 elements), and inside it the row
+// max, the sum of exps and the normalisation. No paddle.fusion is left.
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK-NOT: paddle.fusion
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (8, 128) step (1, 32)
+// CHECK: tensor.extract_slice %{{.*}} [1, 32, 128]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: tensor.parallel_insert_slice
+func.func @softmax_rows(%x: tensor<8x128x128xf32>) -> tensor<8x128x128xf32> {
+  %c = paddle.constant dense<0.125> : tensor<f32>
+  %t = paddle.mul %x, %c : tensor<8x128x128xf32>, tensor<f32> -> tensor<8x128x128xf32>
+  %p = paddle.softmax %t axis = -1 : tensor<8x128x128xf32> -> tensor<8x128x128xf32>
+  return %p : tensor<8x128x128xf32>
+}
+
+// -----
+
+// layer_norm (+ residual): tiled along rows only (the reductions keep the
+// rows; columns are reduced), 4096 / 768 -> 4 rows of 128 per tile.
+// CHECK-LABEL: func.func @layer_norm_rows
+// CHECK: scf.forall (%{{.*}}) = (0) to (128) step (4)
+// CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
+// CHECK: iterator_types = ["parallel", "parallel"]
+// CHECK: math.sqrt
+// CHECK: tensor.parallel_insert_slice
+func.func @layer_norm_rows(%x: tensor<128x768xf32>, %r: tensor<128x768xf32>, %g: tensor<768xf32>, %b: tensor<768xf32>) -> tensor<128x768xf32> {
+  %a = paddle.add %x, %r : tensor<128x768xf32>, tensor<128x768xf32> -> tensor<128x768xf32>
+  %y = paddle.layer_norm %a scale %g bias %b axes = [-1] : tensor<128x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<128x768xf32>
+  return %y : tensor<128x768xf32>
+}
+
+// -----
+
+// An elementwise group becomes one linalg.generic, no loop.
+// CHECK-LABEL: func.func @elementwise_one_generic
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @elementwise_one_generic(%x: tensor<64x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf32> {
+  %0 = paddle.add %x, %b : tensor<64x128xf32>, tensor<128xf32> -> tensor<64x128xf32>
+  %1 = paddle.relu %0 : tensor<64x128xf32> -> tensor<64x128xf32>
+  return %1 : tensor<64x128xf32>
+}
+
+// -----
+
+// A matmul group keeps its named op (the library path and the matmul tiling
+// recognise it) followed by one epilogue generic.
+// CHECK-LABEL: func.func @matmul_group
+// CHECK: linalg.matmul
+// CHECK-NEXT: linalg.generic
+// CHECK: math.tanh
+// CHECK-NOT: linalg.generic
+func.func @matmul_group(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>) -> tensor<64x64xf32> {
+  %1 = paddle.matmul %x, %w : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %2 = paddle.add %1, %b : tensor<64x64xf32>, tensor<64xf32> -> tensor<64x64xf32>
+  %3 = paddle.tanh %2 : tensor<64x64xf32> -> tensor<64x64xf32>
+  return %3 : tensor<64x64xf32>
+}
+
