@@ -10,8 +10,9 @@ same random inputs and reports:
 - the median elementwise relative error |bf16 - f32| / (|f32| + 1e-3 max|f32|);
 - top-1 agreement between bf16 and f32 (and f32 vs onnxruntime) for the
   classifiers, over --samples random inputs;
-- the median call time of each mode on this machine (bf16 matmuls and
-  convolutions run as scalar loops here; see docs/bf16.md).
+- the median call time on this machine of f32 (default: oneDNN above its
+  size threshold), f32 with library="none" (generated code only) and bf16
+  (generated code: oneDNN takes f32 only; see docs/bf16.md).
 
 Not a test: it needs torch, torchvision and onnxruntime
 (requirements-models.txt) and takes minutes.
@@ -122,10 +123,13 @@ def measure(name, samples, workdir, runs):
     fn = imported.function_name
     exes = {}
     compile_s = {}
-    for precision in ("f32", "bf16"):
+    # "f32": the default pipeline (oneDNN above its size threshold);
+    # "f32 none": generated code only, which is what bf16 runs on here.
+    for key, precision, library in (("f32", "f32", "auto"), ("f32 none", "f32", "none"),
+                                    ("bf16", "bf16", "auto")):
         t = time.perf_counter()
-        exes[precision] = _core.compile(imported.module, precision=precision)
-        compile_s[precision] = time.perf_counter() - t
+        exes[key] = _core.compile(imported.module, precision=precision, library=library)
+        compile_s[key] = time.perf_counter() - t
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     feed = session.get_inputs()[0].name
 
@@ -175,7 +179,7 @@ def main():
                 for m in args.models.split(",")]
     header = ["model", "f32 vs ort (abs / rel)", "bf16 vs f32 (abs / rel)",
               "bf16 vs ort (abs / rel)", "median elem rel", "top-1 bf16=f32",
-              "top-1 f32=ort", "f32 ms", "bf16 ms"]
+              "top-1 f32=ort", "f32 ms", "f32 codegen ms", "bf16 ms"]
     lines = []
     for r in rows:
         lines.append([
@@ -184,7 +188,8 @@ def main():
             "{:.2e} / {:.2e}".format(*r["bf16_vs_f32"]),
             "{:.2e} / {:.2e}".format(*r["bf16_vs_ort"]),
             f"{r['median_rel']:.2e}", r["top1"], r["top1_ort"],
-            f"{r['ms']['f32']:.1f}", f"{r['ms']['bf16']:.1f}",
+            f"{r['ms']['f32']:.1f}", f"{r['ms']['f32 none']:.1f}",
+            f"{r['ms']['bf16']:.1f}",
         ])
     if args.markdown:
         print("| " + " | ".join(header) + " |")

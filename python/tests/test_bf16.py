@@ -243,3 +243,32 @@ def test_bad_precision_pipeline_option():
                           input="", capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and proc.returncode < 128
     assert "precision" in proc.stderr and "f16" in proc.stderr
+
+
+@pytest.mark.parametrize("shape", [(64, 256, 128), (2, 8, 96, 48)])
+def test_tiled_bf16_matmul_equals_scalar(tmp_path, rng, shape):
+    """paddle-tile-and-vectorize takes bf16-input matmuls (extended to f32
+    in registers). A product of two bf16 values is exact in f32, so the
+    FMAs of the tiles give the scalar loops' result bit for bit."""
+    *batch, m, k, n = shape
+    a, b = uniform(rng, (*batch, m, k)), uniform(rng, (*batch, k, n))
+    at, bt = tensor_type(a.shape, "f32"), tensor_type(b.shape, "f32")
+    ot = tensor_type((*batch, m, n), "f32")
+    text = module([a, b], f"  %r = paddle.matmul %arg0, %arg1 : {at}, {bt} -> {ot}\n"
+                          f"  return %r : {ot}", [ot])
+    proc = subprocess.run(
+        [str(PADDLE_OPT), "-",
+         "--paddle-cpu-pipeline=precision=bf16 library=none vector-bits=256"],
+        input=text, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "-> vector<16xbf16>" in proc.stdout  # B rows loaded as bf16 vectors
+    results = []
+    for tile in ("0", "1"):
+        (tmp := tmp_path / tile).mkdir()
+        results += run_module(tmp, text, [a, b], extra_args=[
+            "--precision=bf16", "--library=none", f"--tile-and-vectorize={tile}"])
+    np.testing.assert_array_equal(results[0], results[1])
+    f64 = np.float64
+    exact = np.matmul(bf16_round(a).astype(f64), bf16_round(b).astype(f64))
+    plain = np.matmul(a.astype(f64), b.astype(f64))
+    check(results[1], exact, plain, np.matmul(np.abs(a.astype(f64)), np.abs(b.astype(f64))))

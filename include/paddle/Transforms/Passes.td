@@ -232,8 +232,10 @@ def TileAndVectorizePass
   let summary = "Tile f32 matmuls and elementwise ops into vectorized loops.";
   let description = [{
     Runs on bufferized linalg, before `convert-linalg-to-parallel-loops`.
-    Takes the ops whose shapes are static and whose operands are all f32;
-    every other linalg op is left for the scalar path.
+    Takes the ops whose shapes are static and whose operands are all f32
+    (matmul inputs may also be bf16, from `--precision bf16`: they are
+    extended to f32 in registers); every other linalg op is left for the
+    scalar path.
 
     - `linalg.matmul` / `linalg.batch_matmul`: row blocks of the output (and
       batches) become the iterations of one `scf.parallel` (multi-threaded
