@@ -174,32 +174,29 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="timed calls per mode")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        rows = [measure(m, args.samples, Path(tmp), args.runs)
-                for m in args.models.split(",")]
     header = ["model", "f32 vs ort (abs / rel)", "bf16 vs f32 (abs / rel)",
               "bf16 vs ort (abs / rel)", "median elem rel", "top-1 bf16=f32",
               "top-1 f32=ort", "f32 ms", "f32 codegen ms", "bf16 ms"]
-    lines = []
-    for r in rows:
-        lines.append([
-            r["model"],
-            "{:.2e} / {:.2e}".format(*r["f32_vs_ort"]),
-            "{:.2e} / {:.2e}".format(*r["bf16_vs_f32"]),
-            "{:.2e} / {:.2e}".format(*r["bf16_vs_ort"]),
-            f"{r['median_rel']:.2e}", r["top1"], r["top1_ort"],
-            f"{r['ms']['f32']:.1f}", f"{r['ms']['f32 none']:.1f}",
-            f"{r['ms']['bf16']:.1f}",
-        ])
     if args.markdown:
         print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for line in lines:
-            print("| " + " | ".join(line) + " |")
-    else:
-        for line in lines:
-            print(dict(zip(header, line)))
-
+        print("|" + "---|" * len(header), flush=True)
+    # One row per model as soon as it is measured (the CNNs take minutes).
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.models.split(","):
+            r = measure(name, args.samples, Path(tmp), args.runs)
+            line = [
+                r["model"],
+                "{:.2e} / {:.2e}".format(*r["f32_vs_ort"]),
+                "{:.2e} / {:.2e}".format(*r["bf16_vs_f32"]),
+                "{:.2e} / {:.2e}".format(*r["bf16_vs_ort"]),
+                f"{r['median_rel']:.2e}", r["top1"], r["top1_ort"],
+                f"{r['ms']['f32']:.1f}", f"{r['ms']['f32 none']:.1f}",
+                f"{r['ms']['bf16']:.1f}",
+            ]
+            if args.markdown:
+                print("| " + " | ".join(line) + " |", flush=True)
+            else:
+                print(dict(zip(header, line)), flush=True)
 
 if __name__ == "__main__":
     main()
