@@ -18,7 +18,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from paddle_testing import BUILD, PADDLE_OPT, PaddleRunError, run_module, tensor_type
+from paddle_testing import BUILD, PADDLE_OPT, PADDLE_RUN, PaddleRunError, run_module, tensor_type
 from test_exec_nn import conv2d_ref
 
 PADDLE_COMPILE = BUILD / "bin" / "paddle-compile"
@@ -203,7 +203,6 @@ def test_aot_bf16_matches_jit(tmp_path, rng):
     proc = subprocess.run([str(PADDLE_COMPILE), str(path), "-o", str(so), "--emit", "so",
                            "--precision=bf16"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    from paddle_testing import PADDLE_RUN
     inputs = []
     for i, x in enumerate([a, b]):
         np.save(tmp_path / f"x{i}.npy", x)
