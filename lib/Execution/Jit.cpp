@@ -29,7 +29,8 @@ JitModule::~JitModule() {
 
 llvm::Expected<std::unique_ptr<JitModule>>
 JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
-                  LibraryChoice library, bool tileAndVectorize) {
+                  LibraryChoice library, bool tileAndVectorize,
+                  Precision precision) {
   std::unique_ptr<JitModule> jit(new JitModule());
   auto functions = collectSignatures(module);
   if (!functions)
@@ -51,6 +52,7 @@ JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
     pipelineOptions.instrumentKernels = instrumentKernels;
     pipelineOptions.tileAndVectorize = tileAndVectorize;
     pipelineOptions.library = library;
+    pipelineOptions.precision = precision;
     buildCpuPipeline(pm, pipelineOptions);
     if (failed(pm.run(module)))
       return makeError("lowering with paddle-cpu-pipeline failed:\n" +

@@ -39,6 +39,13 @@ static paddle::AsyncParallelForPassOptions getParallelForOptions() {
 
 void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
+  // Opt-in bf16 inputs for matmul and conv2d, on paddle ops so constant
+  // weights convert once here rather than on every call.
+  if (options.precision == Precision::BF16) {
+    ConvertPrecisionPassOptions convert;
+    convert.precision = "bf16";
+    pm.addPass(createConvertPrecisionPass(convert));
+  }
   buildCpuBufferPipeline(pm, /*recordPlan=*/false, options.fuse);
   // Kernels are final once memory is planned: bracket them for traces.
   if (options.instrumentKernels)
@@ -61,6 +68,15 @@ mlir::paddle::parseLibraryChoice(llvm::StringRef text) {
     return LibraryChoice::OneDnn;
   if (text == "none")
     return LibraryChoice::None;
+  return std::nullopt;
+}
+
+std::optional<mlir::paddle::Precision>
+mlir::paddle::parsePrecision(llvm::StringRef text) {
+  if (text == "f32")
+    return Precision::F32;
+  if (text == "bf16")
+    return Precision::BF16;
   return std::nullopt;
 }
 

@@ -59,14 +59,20 @@ static int64_t pickDivisor(int64_t size, ArrayRef<int64_t> candidates,
 }
 
 /// Every operand is a statically shaped f32 memref whose innermost dim is
-/// contiguous (vector loads and stores need that).
-static bool hasStaticF32Operands(linalg::LinalgOp op) {
+/// contiguous (vector loads and stores need that). With `bf16Inputs`, the
+/// inputs may also be bf16 (--precision bf16): the tile extends them to f32
+/// before its FMAs, and as a product of two bf16 values is exact in f32, the
+/// result equals the scalar loops' bit for bit.
+static bool hasStaticF32Operands(linalg::LinalgOp op, bool bf16Inputs = false) {
   if (!op.hasPureBufferSemantics() || op->getNumOperands() == 0)
     return false;
-  for (Value operand : op->getOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
-        type.getNumElements() == 0)
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
+      return false;
+    Type element = type.getElementType();
+    if (!element.isF32() &&
+        !(bf16Inputs && element.isBF16() && !op.isDpsInit(&operand)))
       return false;
     if (type.getRank() > 0 && !type.isLastDimUnitStride())
       return false;
@@ -298,7 +304,8 @@ struct TileAndVectorizePass
     SmallVector<linalg::GenericOp> elementwise;
     func.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
-        if (!op.hasUserDefinedMaps() && hasStaticF32Operands(op))
+        if (!op.hasUserDefinedMaps() &&
+            hasStaticF32Operands(op, /*bf16Inputs=*/true))
           matmuls.push_back(op);
       } else if (auto generic = dyn_cast<linalg::GenericOp>(*op)) {
         if (isSimpleElementwise(generic))

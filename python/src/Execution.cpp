@@ -20,6 +20,8 @@ using mlir::paddle::JitFunction;
 using mlir::paddle::JitModule;
 using mlir::paddle::LibraryChoice;
 using mlir::paddle::parseLibraryChoice;
+using mlir::paddle::parsePrecision;
+using mlir::paddle::Precision;
 
 namespace paddle_py {
 namespace {
@@ -259,13 +261,18 @@ struct Executable {
 
 std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
                                     int64_t memoryLimit,
-                                    const std::string &library) {
+                                    const std::string &library,
+                                    const std::string &precision) {
   if (optLevel > 3)
     throw py::value_error("opt_level must be 0, 1, 2 or 3");
   std::optional<LibraryChoice> libraryChoice = parseLibraryChoice(library);
   if (!libraryChoice)
     throw py::value_error("library must be 'auto', 'onednn' or 'none'; got '" +
                           library + "'");
+  std::optional<Precision> precisionChoice = parsePrecision(precision);
+  if (!precisionChoice)
+    throw py::value_error("precision must be 'f32' or 'bf16'; got '" +
+                          precision + "'");
   if (memoryLimit < 0)
     throw py::value_error("memory_limit must be a byte count >= 0");
   DiagnosticCapture capture(m.ctx());
@@ -273,7 +280,8 @@ std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
   // paddle-level.
   OwningOpRef<ModuleOp> clone = m.get().clone();
   auto jit = JitModule::create(*clone, optLevel, /*instrumentKernels=*/false,
-                               *libraryChoice);
+                               *libraryChoice, /*tileAndVectorize=*/true,
+                               *precisionChoice);
   if (!jit)
     capture.fail("compilation failed: " + llvm::toString(jit.takeError()));
   auto result = std::make_unique<Executable>();
@@ -315,6 +323,7 @@ void bindExecution(py::module_ &m) {
       });
   m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,
         py::arg("memory_limit") = 0, py::arg("library") = "auto",
+        py::arg("precision") = "f32",
         "Lowers a clone of `module` with the CPU pipeline and JIT-compiles "
         "it");
   m.def(

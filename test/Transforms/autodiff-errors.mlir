@@ -102,3 +102,16 @@ func.func @f(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 }
 func.func private @f_vjp(tensor<?x?xf32>, tensor<?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
     attributes {paddle.vjp_of = @f, paddle.wrt = array<i64: 0>}
+
+// -----
+
+// Mixed-precision ops (what paddle-convert-precision writes) have no
+// gradient rule: differentiate the f32 model first.
+func.func @f(%x: tensor<2x2xbf16>) -> tensor<2x2xf32> {
+  // expected-error @+2 {{gradient of matmul with 'bf16' operands and an 'f32' result is not supported; differentiate before converting precision}}
+  // expected-error @+1 {{could not build the gradient of paddle.matmul for @f_vjp}}
+  %y = paddle.matmul %x, %x : tensor<2x2xbf16>, tensor<2x2xbf16> -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+func.func private @f_vjp(tensor<2x2xbf16>, tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xbf16>)
+    attributes {paddle.vjp_of = @f, paddle.wrt = array<i64: 0>}

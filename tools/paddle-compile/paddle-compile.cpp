@@ -76,6 +76,11 @@ static cl::opt<bool> instrumentKernels(
     cl::desc("Record a trace event around every kernel (for --trace of "
              "executables and traced sessions)"),
     cl::init(false));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Input precision of f32 matmuls and convolutions: f32, or bf16 "
+             "(bf16 inputs, f32 accumulation and result); see docs/bf16.md"),
+    cl::init("f32"));
 static cl::opt<bool> tileAndVectorize(
     "tile-and-vectorize",
     cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
@@ -521,6 +526,10 @@ int main(int argc, char **argv) {
   if (!libraryChoice)
     return fail("--library must be auto, onednn or none; got '" + library +
                 "'");
+  std::optional<paddle::Precision> precisionChoice =
+      paddle::parsePrecision(precision);
+  if (!precisionChoice)
+    return fail("--precision must be f32 or bf16; got '" + precision + "'");
 
   DialectRegistry registry;
   paddle::registerAllDialects(registry);
@@ -565,6 +574,7 @@ int main(int argc, char **argv) {
   pipelineOptions.instrumentKernels = instrumentKernels;
   pipelineOptions.tileAndVectorize = tileAndVectorize;
   pipelineOptions.library = *libraryChoice;
+  pipelineOptions.precision = *precisionChoice;
   paddle::buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");

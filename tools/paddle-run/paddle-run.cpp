@@ -75,6 +75,11 @@ static cl::opt<unsigned> concurrency(
     cl::desc("Also run the function from N threads at once in the same "
              "session and check that every result equals the first run's"),
     cl::init(0));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Input precision of f32 matmuls and convolutions: f32, or bf16 "
+             "(bf16 inputs, f32 accumulation and result); see docs/bf16.md"),
+    cl::init("f32"));
 static cl::opt<bool> tileAndVectorize(
     "tile-and-vectorize",
     cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
@@ -250,9 +255,18 @@ int main(int argc, char **argv) {
   if (!libraryChoice)
     return fail("--library must be auto, onednn or none; got '" + library +
                 "'");
+  std::optional<paddle::Precision> precisionChoice =
+      paddle::parsePrecision(precision);
+  if (!precisionChoice)
+    return fail("--precision must be f32 or bf16; got '" + precision + "'");
 
   Runtime runtime;
   if (isSharedObject(inputFile)) {
+    // A library is compiled already: its precision was chosen then.
+    if (*precisionChoice != paddle::Precision::F32)
+      return fail("--precision applies when compiling a module; '" + inputFile +
+                  "' is a compiled library (use paddle-compile "
+                  "--precision)");
     if (paddle_status_t s =
             paddle_executable_load(inputFile.c_str(), &runtime.executable))
       return fail(takeMessage(s));
@@ -267,10 +281,10 @@ int main(int argc, char **argv) {
     // paddle-run writes every result, and --bench and --concurrency call the
     // function repeatedly on the same inputs: run without donation.
     paddle::dropDonationRequests((*source)->get());
-    auto jit =
-        paddle::JitModule::create((*source)->get(), /*optLevel=*/3,
-                                  /*instrumentKernels=*/!tracePath.empty(),
-                                  *libraryChoice, tileAndVectorize);
+    auto jit = paddle::JitModule::create(
+        (*source)->get(), /*optLevel=*/3,
+        /*instrumentKernels=*/!tracePath.empty(), *libraryChoice,
+        tileAndVectorize, *precisionChoice);
     if (!jit)
       return fail(llvm::toString(jit.takeError()));
     auto executable = paddle::JitModule::toExecutable(std::move(*jit));

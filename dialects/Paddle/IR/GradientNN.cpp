@@ -29,9 +29,26 @@ static Value transposeMatrix(GradBuilder &gb, Value x) {
   return gb.transpose(x, perm);
 }
 
+/// The rules below build ops of one element type; a mixed-precision op
+/// (bf16 operands, f32 result: what paddle-convert-precision writes, after
+/// autodiff) has none.
+static LogicalResult requireOneElementType(GradBuilder &gb, StringRef what,
+                                           Value operand, Value result) {
+  Type from = typeOf(operand).getElementType();
+  Type to = typeOf(result).getElementType();
+  if (from == to)
+    return success();
+  return emitError(gb.loc) << "gradient of " << what << " with " << from
+                           << " operands and an " << to
+                           << " result is not supported; differentiate "
+                              "before converting precision";
+}
+
 static LogicalResult gradientOf(MatmulOp op, GradBuilder &gb,
                                 ArrayRef<Value> rg, Grads &og) {
   Value l = op.getLhs(), r = op.getRhs(), g = rg[0];
+  if (failed(requireOneElementType(gb, "matmul", l, op.getResult())))
+    return failure();
   RankedTensorType lt = typeOf(l), rt = typeOf(r), gt = typeOf(g);
   // Rank-1 operands are read as matrices; give the cotangent the matrix dims
   // the result dropped.
@@ -147,6 +164,8 @@ transposedConv(GradBuilder &gb, Value g, Value flipped, ArrayRef<int64_t> in,
 static LogicalResult gradientOf(Conv2DOp op, GradBuilder &gb,
                                 ArrayRef<Value> rg, Grads &og) {
   Value x = op.getInput(), w = op.getFilter(), g = rg[0];
+  if (failed(requireOneElementType(gb, "conv2d", x, op.getResult())))
+    return failure();
   if (failed(requireStatic(gb, "conv2d", {x, w, g})))
     return failure();
   ArrayRef<int64_t> xs = typeOf(x).getShape(), ws = typeOf(w).getShape(),

@@ -66,7 +66,10 @@ class Paddle_Op<string mnemonic, list<Trait> traits = []>
 /// the verifier, the builders without result types and the Python tracer all
 /// call. A written result type only has to be compatible with the inferred
 /// one: a static dim may stand where `?` is inferred and the other way round.
-class Paddle_InferTypesWith<code body> : TraitList<[
+/// `compatible` names the function that decides it (TypeInference.h).
+class Paddle_InferTypesWith<code body,
+                            string compatible = "areCompatibleReturnTypes">
+    : TraitList<[
   DeclareOpInterfaceMethods<InferTypeOpInterface>,
   NativeOpTrait<"InferTypeOpAdaptor", [], [{
     static ::llvm::LogicalResult
@@ -77,7 +80,7 @@ class Paddle_InferTypesWith<code body> : TraitList<[
     }
     static bool isCompatibleReturnTypes(::mlir::TypeRange l,
                                         ::mlir::TypeRange r) {
-      return ::mlir::paddle::areCompatibleReturnTypes(l, r);
+      return ::mlir::paddle::}] # compatible # [{(l, r);
     }
   }], [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(

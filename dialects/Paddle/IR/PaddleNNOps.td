@@ -10,11 +10,11 @@
 include "dialects/Paddle/IR/PaddleBase.td"
 
 def Paddle_MatmulOp : Paddle_Op<"matmul", [Pure,
-    SameOperandsAndResultElementType,
+    SameOperandsElementType,
     Paddle_InferTypesWith<[{
       return ::mlir::paddle::inferMatmul(location, adaptor.getLhs().getType(),
           adaptor.getRhs().getType(), inferredReturnTypes);
-    }]>]> {
+    }], "areCompatibleAccumulatorReturnTypes">]> {
   let summary = "Matrix product with NumPy matmul semantics.";
   let description = [{
     `result = numpy.matmul(lhs, rhs)`. Both operands have rank >= 1. The last
@@ -26,7 +26,11 @@ def Paddle_MatmulOp : Paddle_Op<"matmul", [Pure,
     `K` must agree.
 
     Integers multiply and accumulate in the element type (wrapping, as
-    NumPy); f16 and bf16 accumulate in f32 and round once at the end.
+    NumPy); f16 and bf16 accumulate in f32 and round once at the end, or,
+    when the written result type is f32, return the f32 sums unrounded
+    (mixed precision: bf16 x bf16 -> f32, what AMX and oneDNN compute;
+    `paddle-convert-precision` writes such ops). The result has the
+    operands' element type otherwise.
 
     ```mlir
     %r = paddle.matmul %a, %b : tensor<?x2x3x4xf32>, tensor<4x5xf32>
@@ -41,13 +45,13 @@ def Paddle_MatmulOp : Paddle_Op<"matmul", [Pure,
 }
 
 def Paddle_Conv2DOp : Paddle_Op<"conv2d", [Pure,
-    SameOperandsAndResultElementType,
+    SameOperandsElementType,
     Paddle_InferTypesWith<[{
       return ::mlir::paddle::inferConv2D(location, adaptor.getInput().getType(),
           adaptor.getFilter().getType(), adaptor.getStrides(),
           adaptor.getPadding(), adaptor.getDilations(), adaptor.getGroups(),
           inferredReturnTypes);
-    }]>]> {
+    }], "areCompatibleAccumulatorReturnTypes">]> {
   let summary = "2-D convolution (cross-correlation), NCHW / OIHW.";
   let description = [{
     `input` is `[N, C, H, W]` and `filter` is `[O, C / groups, KH, KW]`; the
@@ -65,7 +69,8 @@ def Paddle_Conv2DOp : Paddle_Op<"conv2d", [Pure,
     `OW`; both must be > 0.
     `result[n, o, y, x] = sum_{c, i, j} padded[n, g * C/groups + c,
     y * sh + i * dh, x * sw + j * dw] * filter[o, c, i, j]` with `g` the group
-    of `o`. f16 and bf16 accumulate in f32.
+    of `o`. f16 and bf16 accumulate in f32; as for `paddle.matmul`, an f32
+    result type with f16 or bf16 operands keeps the f32 sums unrounded.
 
     ```mlir
     %r = paddle.conv2d %x, %w {strides = array<i64: 2, 2>,

@@ -30,6 +30,19 @@ bool mlir::paddle::areCompatibleReturnTypes(TypeRange inferred,
   return true;
 }
 
+bool mlir::paddle::areCompatibleAccumulatorReturnTypes(TypeRange inferred,
+                                                       TypeRange written) {
+  SmallVector<Type> widened(inferred);
+  for (auto [a, b] : llvm::zip(widened, written)) {
+    auto ta = dyn_cast<RankedTensorType>(a);
+    auto tb = dyn_cast<RankedTensorType>(b);
+    if (ta && tb && isa<Float16Type, BFloat16Type>(ta.getElementType()) &&
+        tb.getElementType().isF32())
+      a = ta.clone(tb.getElementType());
+  }
+  return areCompatibleReturnTypes(widened, written);
+}
+
 static std::string shapeStr(ArrayRef<int64_t> shape) {
   std::string s;
   llvm::raw_string_ostream os(s);

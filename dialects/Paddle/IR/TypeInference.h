@@ -21,6 +21,11 @@ namespace mlir::paddle {
 /// ones: same element types and ranks, and equal sizes where both are static.
 bool areCompatibleReturnTypes(TypeRange inferred, TypeRange written);
 
+/// As areCompatibleReturnTypes, except that an f32 result may also stand
+/// where f16 or bf16 is inferred: matmul and conv2d may return their f32
+/// accumulator unrounded (bf16 x bf16 -> f32, as AMX and oneDNN compute).
+bool areCompatibleAccumulatorReturnTypes(TypeRange inferred, TypeRange written);
+
 /// The NumPy broadcast of two shapes, or failure with a message at `loc`.
 /// A dynamic dim against a static 1 gives the dynamic dim; a dynamic dim
 /// against a static size N > 1 gives N; two dynamic dims give a dynamic dim

@@ -38,11 +38,12 @@ public:
   /// sessions (see kernelNames()). `library` chooses oneDNN or generated
   /// code for matmul and conv (CpuPipelineOptions::library);
   /// `tileAndVectorize` = false selects the scalar loops for every op
-  /// (paddle-cpu-pipeline{tile-and-vectorize=0}).
+  /// (paddle-cpu-pipeline{tile-and-vectorize=0}); `precision` is
+  /// CpuPipelineOptions::precision (docs/bf16.md).
   static llvm::Expected<std::unique_ptr<JitModule>>
   create(ModuleOp module, unsigned optLevel = 3, bool instrumentKernels = false,
          LibraryChoice library = LibraryChoice::Auto,
-         bool tileAndVectorize = true);
+         bool tileAndVectorize = true, Precision precision = Precision::F32);
   ~JitModule();
 
   /// The function named `name`, or, when `name` is empty and the module has

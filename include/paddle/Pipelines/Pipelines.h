@@ -24,6 +24,17 @@ enum class LibraryChoice {
 /// Parses "auto", "onednn" or "none" (the tools' --library flag).
 std::optional<LibraryChoice> parseLibraryChoice(llvm::StringRef text);
 
+/// The input precision of matmul and conv2d (docs/bf16.md).
+enum class Precision {
+  /// f32 throughout.
+  F32,
+  /// bf16 inputs, f32 accumulation and result (paddle-convert-precision).
+  BF16,
+};
+
+/// Parses "f32" or "bf16" (the tools' --precision flag).
+std::optional<Precision> parsePrecision(llvm::StringRef text);
+
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> instrumentKernels{
       *this, "instrument-kernels",
@@ -56,6 +67,14 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
           clEnumValN(LibraryChoice::OneDnn, "onednn",
                      "oneDNN for every supported op"),
           clEnumValN(LibraryChoice::None, "none", "only generated code"))};
+  Option<Precision> precision{
+      *this, "precision",
+      llvm::cl::desc("Input precision of f32 matmul and conv2d "
+                     "(paddle-convert-precision)"),
+      llvm::cl::init(Precision::F32),
+      llvm::cl::values(clEnumValN(Precision::F32, "f32", "f32 throughout"),
+                       clEnumValN(Precision::BF16, "bf16",
+                                  "bf16 inputs, f32 accumulation"))};
 };
 
 /// paddle -> linalg on tensors -> bufferized loops -> LLVM dialect, ready for

@@ -232,8 +232,10 @@ def TileAndVectorizePass
   let summary = "Tile f32 matmuls and elementwise ops into vectorized loops.";
   let description = [{
     Runs on bufferized linalg, before `convert-linalg-to-parallel-loops`.
-    Takes the ops whose shapes are static and whose operands are all f32;
-    every other linalg op is left for the scalar path.
+    Takes the ops whose shapes are static and whose operands are all f32
+    (matmul inputs may also be bf16, from `--precision bf16`: they are
+    extended to f32 in registers); every other linalg op is left for the
+    scalar path.
 
     - `linalg.matmul` / `linalg.batch_matmul`: row blocks of the output (and
       batches) become the iterations of one `scf.parallel` (multi-threaded
@@ -429,6 +431,44 @@ def LowerFusionPass : Pass<"paddle-lower-fusion", "::mlir::func::FuncOp"> {
                            "::mlir::tensor::TensorDialect",
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def ConvertPrecisionPass
+    : Pass<"paddle-convert-precision", "::mlir::ModuleOp"> {
+  let summary = "Run f32 matmuls and convolutions on bf16 inputs with f32 "
+                "accumulation.";
+  let description = [{
+    The opt-in reduced-precision mode (`--precision bf16`, docs/bf16.md).
+    Each `paddle.matmul` and `paddle.conv2d` whose operands and result are
+    f32 reads its operands rounded to bf16 (round to nearest even) and keeps
+    its f32 result: the products are exact in f32 and accumulate in f32,
+    the contract of AMX's `TDPBF16PS` and of oneDNN's bf16 primitives. Every
+    other op stays f32.
+
+    A constant operand (a `paddle.constant`, possibly behind
+    `paddle.transpose` / `paddle.reshape` / `paddle.broadcast_to`) becomes a
+    bf16 constant here, once, at compile time; other operands get a
+    `paddle.cast` to bf16 right after their definition, shared by all the
+    ops that read them. With `precision=f32` the pass changes nothing.
+
+    ```mlir
+    %w = paddle.constant dense<...> : tensor<64x32xf32>
+    %r = paddle.matmul %x, %w : tensor<8x64xf32>, tensor<64x32xf32>
+        -> tensor<8x32xf32>
+    ```
+    becomes
+    ```mlir
+    %x16 = paddle.cast %x : tensor<8x64xf32> -> tensor<8x64xbf16>
+    %w16 = paddle.constant dense<...> : tensor<64x32xbf16>
+    %r = paddle.matmul %x16, %w16 : tensor<8x64xbf16>, tensor<64x32xbf16>
+        -> tensor<8x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
+           "Input precision of matmul and conv2d: f32 (no change) or bf16">,
+  ];
+  let dependentDialects = ["::mlir::paddle::PaddleDialect"];
 }
 
 #endif // PADDLE_TRANSFORMS_PASSES_TD

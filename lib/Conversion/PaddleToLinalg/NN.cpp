@@ -4,7 +4,8 @@
 // convolution named ops, pooling the linalg pooling named ops on a padded
 // input, and rng_uniform a linalg.generic hashing each element's linear
 // index. f16 and bf16 accumulate in f32 (LLVM has no bf16 arithmetic here)
-// and are rounded once at the end.
+// and are rounded once at the end, unless the op's result is f32 (mixed
+// precision): then the linalg op reads bf16 and accumulates into f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -419,7 +420,11 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       return rewriter.notifyMatchFailure(op, "invalid conv2d");
     auto resultType = cast<RankedTensorType>(inferred[0]);
 
-    Value zero = buildScalarConstant(rewriter, loc, elementType, 0);
+    // The result may be f32 for bf16 operands (mixed precision): padding
+    // is in the input's type.
+    Value zero = buildScalarConstant(
+        rewriter, loc, cast<RankedTensorType>(input.getType()).getElementType(),
+        0);
     if (llvm::any_of(padding, [](int64_t p) { return p != 0; }))
       input = padSpatial(rewriter, loc, input, {padding[0], padding[1]},
                          {rewriter.getIndexAttr(padding[2]),

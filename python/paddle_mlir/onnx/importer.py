@@ -473,10 +473,12 @@ class ImportedModel:
     def save(self, path):
         self.module.save(os.fspath(path))
 
-    def compile(self, opt_level=3):
-        """JIT-compiles the module; returns a function of numpy arrays."""
+    def compile(self, opt_level=3, precision="f32"):
+        """JIT-compiles the module; returns a function of numpy arrays.
+        `precision="bf16"`: matmuls and convolutions on bf16-rounded inputs
+        with f32 accumulation (docs/bf16.md)."""
         from paddle_mlir import _core
-        exe = _core.compile(self.module, opt_level=opt_level)
+        exe = _core.compile(self.module, opt_level=opt_level, precision=precision)
         name = self.function_name
 
         def run(*arrays):

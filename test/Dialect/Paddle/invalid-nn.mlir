@@ -37,7 +37,7 @@ func.func @matmul_result(%a: tensor<2x4xf32>, %b: tensor<4xf32>) {
 // -----
 
 func.func @matmul_types(%a: tensor<2x4xf32>, %b: tensor<4x2xf16>) {
-  // expected-error @+1 {{requires the same element type for all operands and results}}
+  // expected-error @+1 {{requires the same element type for all operands}}
   %0 = "paddle.matmul"(%a, %b) : (tensor<2x4xf32>, tensor<4x2xf16>) -> tensor<2x2xf32>
   return
 }
@@ -283,5 +283,34 @@ func.func @conv_huge_groups(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x1x1xf32>) {
   // expected-error @+2 {{groups must be < 2^31, got 4611686018427387904}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = paddle.conv2d %x, %w {groups = 4611686018427387904} : tensor<1x3x8x8xf32>, tensor<3x3x1x1xf32> -> tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+// Only f16 and bf16 may widen to an f32 result.
+func.func @matmul_widen_f64(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<2x4xbf16>' are incompatible with return type(s) of operation 'tensor<2x4xf64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.matmul %a, %b : tensor<2x3xbf16>, tensor<3x4xbf16> -> tensor<2x4xf64>
+  return
+}
+
+// -----
+
+func.func @matmul_widen_f32(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x4xbf16>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xbf16>
+  return
+}
+
+
+// -----
+
+func.func @conv_widen_f64(%x: tensor<1x2x5x5xbf16>, %w: tensor<3x2x3x3xbf16>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<1x3x3x3xbf16>' are incompatible with return type(s) of operation 'tensor<1x3x3x3xf64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.conv2d %x, %w : tensor<1x2x5x5xbf16>, tensor<3x2x3x3xbf16> -> tensor<1x3x3x3xf64>
   return
 }

@@ -22,6 +22,23 @@ func.func @matmul(%a: tensor<?x2x3x4xf32>, %b: tensor<4x5xf32>, %v: tensor<4xf32
 
 // -----
 
+// Mixed precision: f16 / bf16 operands with an f32 result (the unrounded
+// accumulator).
+// CHECK-LABEL: func @mixed_precision
+func.func @mixed_precision(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>,
+                           %h: tensor<3xf16>, %x: tensor<1x2x5x5xbf16>,
+                           %w: tensor<3x2x3x3xbf16>) {
+  // CHECK: paddle.matmul %{{.*}}, %{{.*}} : tensor<2x3xbf16>, tensor<3x4xbf16> -> tensor<2x4xf32>
+  %0 = paddle.matmul %a, %b : tensor<2x3xbf16>, tensor<3x4xbf16> -> tensor<2x4xf32>
+  // CHECK: paddle.matmul %{{.*}}, %{{.*}} : tensor<3xf16>, tensor<3xf16> -> tensor<f32>
+  %1 = paddle.matmul %h, %h : tensor<3xf16>, tensor<3xf16> -> tensor<f32>
+  // CHECK: paddle.conv2d %{{.*}}, %{{.*}} : tensor<1x2x5x5xbf16>, tensor<3x2x3x3xbf16> -> tensor<1x3x3x3xf32>
+  %2 = paddle.conv2d %x, %w : tensor<1x2x5x5xbf16>, tensor<3x2x3x3xbf16> -> tensor<1x3x3x3xf32>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func @conv2d
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4x9x9xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>, %[[W1:.*]]: tensor<6x4x3x3xf32>)
 func.func @conv2d(%x: tensor<?x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %w1: tensor<6x4x3x3xf32>) {
