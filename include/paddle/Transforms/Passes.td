@@ -357,6 +357,9 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
   let options = [
     Option<"force", "force", "bool", "false",
            "Rewrite every supported op, whatever its size">,
+    Option<"fuse", "fuse", "bool", "true",
+           "Fuse an elementwise linalg.generic reading the result into the "
+           "call as oneDNN post-ops">,
     Option<"minFlops", "min-flops", "int64_t", "100000",
            "Smallest problem (floating-point operations) given to oneDNN "
            "unless force is set">,
