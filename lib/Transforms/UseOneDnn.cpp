@@ -648,29 +648,27 @@ struct Epilogue {
 /// fused output must not overlap.
 std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
                                       unsigned channel, ValueRange inputs) {
-  // out's users: the op, its zero initialization, one generic after it.
-  linalg::GenericOp generic;
-  for (Operation *user : out.getUsers()) {
-    if (user == op || user == init)
-      continue;
-    // Earlier readers and writers are done before the op runs.
-    if (user->getBlock() == op->getBlock() && user->isBeforeInBlock(op))
-      continue;
-    auto g = dyn_cast<linalg::GenericOp>(user);
-    if (!g || (generic && g != generic) || g->getBlock() != op->getBlock() ||
-        !op->isBeforeInBlock(g))
-      return std::nullopt;
-    generic = g;
-  }
+  // The next op with memory effects (trace calls aside) is the generic.
+  Operation *next = op->getNextNode();
+  while (next && (isTraceCall(next) || isMemoryEffectFree(next)))
+    next = next->getNextNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!generic || !generic.hasPureBufferSemantics() ||
       generic.getNumDpsInits() != 1 ||
       generic.getNumParallelLoops() != generic.getNumLoops())
     return std::nullopt;
-  // Nothing with memory effects between the op and the generic.
-  for (Operation *between = op->getNextNode(); between != generic;
-       between = between->getNextNode())
-    if (!isTraceCall(between) && !isMemoryEffectFree(between))
+  // out's other users ran before the op, or, where the generic writes out
+  // in place, read its result after it.
+  bool inPlace = generic.getDpsInits().front() == out;
+  for (Operation *user : out.getUsers()) {
+    if (user == op || user == init || user == generic)
+      continue;
+    if (user->getBlock() != op->getBlock())
       return std::nullopt;
+    if (!user->isBeforeInBlock(op) &&
+        !(inPlace && generic->isBeforeInBlock(user)))
+      return std::nullopt;
+  }
   auto outType = cast<MemRefType>(out.getType());
   OpOperand *initOperand = generic.getDpsInitOperand(0);
   Value output = initOperand->get();
