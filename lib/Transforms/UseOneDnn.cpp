@@ -736,6 +736,15 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
   if (failed(ops) || ops->size() > PADDLE_ONEDNN_MAX_POST_OPS ||
       m.operands.size() > PADDLE_ONEDNN_MAX_OPERANDS)
     return std::nullopt;
+  // oneDNN 2.6's JIT kernels apply one set of scalars to all eltwise
+  // post-ops of one algorithm (measured: linear x4, clip, linear x0.25
+  // scaled by 4 twice), so a chain repeating a kind with other scalars
+  // stays unfused.
+  for (auto [i, a] : llvm::enumerate(*ops))
+    for (const PostOp &b : ArrayRef<PostOp>(*ops).drop_front(i + 1))
+      if (a.kind == b.kind && a.operand < 0 &&
+          (a.alpha != b.alpha || a.beta != b.beta))
+        return std::nullopt;
   // A first per-channel add is the primitive's bias.
   if (!ops->empty() && ops->front().kind == PADDLE_ONEDNN_POST_ADD)
     ops->front().kind = PADDLE_ONEDNN_POST_BIAS;
