@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,57 @@ int64_t pack(std::vector<int64_t> dims) {
   return packed;
 }
 
+/// The extra arguments of a call: post-op operands, the call site's state
+/// word and the post-op program (onednn.h).
+struct Extras {
+  std::vector<int64_t> program{0, 0};
+  int64_t state = 0;
+  std::vector<Memref> operands;
+  Memref programRef{nullptr, {0}, {1}}, stateRef{nullptr, {1}, {1}};
+  std::vector<const paddle_unranked_memref_t *> slots;
+
+  /// Appends a post-op reading extra operand `operand` (-1: none).
+  void post(int64_t kind, int64_t operand = -1, double alpha = 0,
+            double beta = 0) {
+    int64_t a, b;
+    std::memcpy(&a, &alpha, sizeof(a));
+    std::memcpy(&b, &beta, sizeof(b));
+    program.insert(program.end(), {kind, operand, a, b});
+    ++program[1];
+  }
+  /// Binds the descriptors (after the last change).
+  void bind(const paddle_unranked_memref_t *fallback) {
+    programRef = Memref(reinterpret_cast<float *>(program.data()),
+                        {(int64_t)program.size()}, {1});
+    stateRef = Memref(reinterpret_cast<float *>(&state), {1}, {1});
+    slots.clear();
+    for (const Memref &m : operands)
+      slots.push_back(&m.unranked);
+    while (slots.size() < PADDLE_ONEDNN_MAX_OPERANDS)
+      slots.push_back(fallback);
+  }
+};
+
+void matmul(Memref &a, Memref &b, Memref &c, int64_t aMap, int64_t bMap,
+            int64_t cMap, int64_t accumulate, Extras extras = {}) {
+  extras.bind(&c.unranked);
+  _mlir_ciface_paddle_onednn_matmul(
+      &a.unranked, &b.unranked, &c.unranked, extras.slots[0], extras.slots[1],
+      extras.slots[2], extras.slots[3], &extras.stateRef.unranked,
+      &extras.programRef.unranked, aMap, bMap, cMap, accumulate);
+}
+
+void conv2d(paddle_memref4d_f32_t &in, paddle_memref4d_f32_t &filter,
+            paddle_memref4d_f32_t &out, int64_t sh, int64_t sw, int64_t dh,
+            int64_t dw, int64_t accumulate, Extras &extras) {
+  Memref fallback(out.aligned, {1}, {1});
+  extras.bind(&fallback.unranked);
+  _mlir_ciface_paddle_onednn_conv2d(
+      &in, &filter, &out, extras.slots[0], extras.slots[1], extras.slots[2],
+      extras.slots[3], &extras.stateRef.unranked, &extras.programRef.unranked,
+      sh, sw, dh, dw, accumulate);
+}
+
 TEST(OneDnn, MatmulWithTransposedAndBroadcastOperands) {
   // c[b, m, n] = a[m, k] * w[b, n, k]^T for 2 batches (a is broadcast, w
   // read transposed), on top of c's contents (accumulate).
@@ -52,9 +106,8 @@ TEST(OneDnn, MatmulWithTransposedAndBroadcastOperands) {
     w[i] = 0.25f * i - 1;
   Memref ma(a.data(), {M, K}, {K, 1}), mw(w.data(), {B, N, K}, {N * K, K, 1}),
       mc(c.data(), {B, M, N}, {M * N, N, 1});
-  _mlir_ciface_paddle_onednn_matmul(&ma.unranked, &mw.unranked, &mc.unranked,
-                                    pack({-1, 0, 1}), pack({0, 2, 1}),
-                                    pack({0, 1, 2}), /*accumulate=*/1);
+  matmul(ma, mw, mc, pack({-1, 0, 1}), pack({0, 2, 1}), pack({0, 1, 2}),
+         /*accumulate=*/1);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
@@ -70,17 +123,14 @@ TEST(OneDnn, CachesPrimitivesByProblem) {
   Memref ma(a.data(), {6, 7}, {7, 1}), mb(b.data(), {7, 8}, {8, 1}),
       mc(c.data(), {6, 8}, {8, 1});
   int64_t map = pack({0, 1});
-  _mlir_ciface_paddle_onednn_matmul(&ma.unranked, &mb.unranked, &mc.unranked,
-                                    map, map, map, 0);
+  matmul(ma, mb, mc, map, map, map, 0);
   int64_t created = paddle_onednn_primitives_created();
   for (int i = 0; i < 3; ++i)
-    _mlir_ciface_paddle_onednn_matmul(&ma.unranked, &mb.unranked, &mc.unranked,
-                                      map, map, map, 0);
+    matmul(ma, mb, mc, map, map, map, 0);
   EXPECT_EQ(paddle_onednn_primitives_created(), created);
   EXPECT_FLOAT_EQ(c[0], 14.0f);
   // Accumulating is another primitive (a sum post-op).
-  _mlir_ciface_paddle_onednn_matmul(&ma.unranked, &mb.unranked, &mc.unranked,
-                                    map, map, map, 1);
+  matmul(ma, mb, mc, map, map, map, 1);
   EXPECT_EQ(paddle_onednn_primitives_created(), created + 1);
   EXPECT_FLOAT_EQ(c[0], 28.0f);
 }
@@ -91,11 +141,9 @@ TEST(OneDnn, EmptyContractionWritesZeros) {
   Memref ma(&none, {2, 0}, {0, 1}), mb(&none, {0, 3}, {3, 1}),
       mc(c.data(), {2, 3}, {3, 1});
   int64_t map = pack({0, 1});
-  _mlir_ciface_paddle_onednn_matmul(&ma.unranked, &mb.unranked, &mc.unranked,
-                                    map, map, map, /*accumulate=*/1);
+  matmul(ma, mb, mc, map, map, map, /*accumulate=*/1);
   EXPECT_EQ(c[0], 5.0f);
-  _mlir_ciface_paddle_onednn_matmul(&ma.unranked, &mb.unranked, &mc.unranked,
-                                    map, map, map, /*accumulate=*/0);
+  matmul(ma, mb, mc, map, map, map, /*accumulate=*/0);
   for (float v : c)
     EXPECT_EQ(v, 0.0f);
 }
@@ -112,7 +160,8 @@ TEST(OneDnn, Conv2DWithStridesAndDilations) {
       filter.data(), filter.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
   paddle_memref4d_f32_t mo{
       out.data(), out.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
-  _mlir_ciface_paddle_onednn_conv2d(&mi, &mf, &mo, 2, 2, 2, 2, 0);
+  Extras none;
+  conv2d(mi, mf, mo, 2, 2, 2, 2, 0, none);
   for (int oh = 0; oh < 2; ++oh)
     for (int ow = 0; ow < 2; ++ow) {
       float expected = 0;
@@ -123,14 +172,164 @@ TEST(OneDnn, Conv2DWithStridesAndDilations) {
     }
 }
 
+/// A 1x2x3x3 input, two 2x2 filters (stride 1) and per-channel vectors for
+/// the post-op tests; out[f] = sum of in[c, oh + i, ow + j] * w[f, c, i, j].
+struct ConvCase {
+  std::vector<float> in, w, out, bias{0.5f, -40.0f}, scale{2.0f, -0.5f};
+  paddle_memref4d_f32_t mi, mw, mo;
+  ConvCase() : in(18), w(16), out(8, 7.0f) {
+    for (int i = 0; i < 18; ++i)
+      in[i] = 0.5f * i - 3;
+    for (int i = 0; i < 16; ++i)
+      w[i] = 0.25f * (i % 5) - 0.5f;
+    mi = {in.data(), in.data(), 0, {1, 2, 3, 3}, {18, 9, 3, 1}};
+    mw = {w.data(), w.data(), 0, {2, 2, 2, 2}, {8, 4, 2, 1}};
+    mo = {out.data(), out.data(), 0, {1, 2, 2, 2}, {8, 4, 2, 1}};
+  }
+  double conv(int f, int oh, int ow) const {
+    double sum = 0;
+    for (int c = 0; c < 2; ++c)
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+          sum += double(in[c * 9 + (oh + i) * 3 + ow + j]) *
+                 w[((f * 2 + c) * 2 + i) * 2 + j];
+    return sum;
+  }
+};
+
+TEST(OneDnn, Conv2DFusesBiasScaleAndRelu) {
+  ConvCase t;
+  Extras e;
+  e.operands.emplace_back(t.bias.data(), std::vector<int64_t>{2},
+                          std::vector<int64_t>{1});
+  e.operands.emplace_back(t.scale.data(), std::vector<int64_t>{1, 2, 1, 1},
+                          std::vector<int64_t>{2, 1, 1, 1});
+  e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+  e.post(PADDLE_ONEDNN_POST_MUL, 1);
+  e.post(PADDLE_ONEDNN_POST_LINEAR, -1, 1.0, 0.25);
+  e.post(PADDLE_ONEDNN_POST_RELU);
+  conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
+  for (int f = 0; f < 2; ++f)
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 2; ++ow) {
+        double y = (t.conv(f, oh, ow) + t.bias[f]) * t.scale[f] + 0.25;
+        EXPECT_NEAR(t.out[(f * 2 + oh) * 2 + ow], std::max(y, 0.0), 1e-4)
+            << f << oh << ow;
+      }
+}
+
+TEST(OneDnn, Conv2DSumsTheOutputsContents) {
+  // A residual already in the output, then a clip.
+  ConvCase t;
+  Extras e;
+  e.post(PADDLE_ONEDNN_POST_SUM);
+  e.post(PADDLE_ONEDNN_POST_CLIP, -1, -1.0, 9.0);
+  conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
+  for (int f = 0; f < 2; ++f)
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 2; ++ow)
+        EXPECT_NEAR(t.out[(f * 2 + oh) * 2 + ow],
+                    std::min(std::max(t.conv(f, oh, ow) + 7.0, -1.0), 9.0),
+                    1e-4);
+}
+
+TEST(OneDnn, ConstantWeightsAreReorderedOncePerCallSite) {
+  ConvCase t;
+  Extras e;
+  e.program[0] = 1; // constant weights
+  int64_t before = paddle_onednn_weight_reorders();
+  conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
+  std::vector<float> first = t.out;
+  int64_t afterFirst = paddle_onednn_weight_reorders();
+  // Where oneDNN chose another layout, the state word is set now: later
+  // calls reuse the reordered weights.
+  EXPECT_EQ(e.state != 0, afterFirst - before == 1);
+  for (int i = 0; i < 3; ++i) {
+    std::fill(t.out.begin(), t.out.end(), 0.0f);
+    conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
+    EXPECT_EQ(t.out, first);
+  }
+  // oneDNN may keep the plain layout (no reorder, nothing cached).
+  EXPECT_LE(afterFirst - before, 1);
+  EXPECT_EQ(paddle_onednn_weight_reorders(), afterFirst);
+  // A new module at the same address (state 0) with other contents: the
+  // cache must not serve the old weights.
+  for (float &v : t.w)
+    v = -v;
+  e.state = 0;
+  conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
+  for (size_t i = 0; i < first.size(); ++i)
+    EXPECT_FLOAT_EQ(t.out[i], -first[i]) << i;
+}
+
+TEST(OneDnn, MatmulFusesBiasAndGelu) {
+  // c[m, n] = gelu(sum_k a[m, k] b[k, n] + bias[n]) with constant b.
+  const int64_t M = 3, K = 4, N = 5;
+  std::vector<float> a(M * K), b(K * N), c(M * N), bias(N);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = 0.3f * i - 1.5f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = 0.1f * (i % 7) - 0.3f;
+  for (int64_t n = 0; n < N; ++n)
+    bias[n] = 0.2f * n - 0.4f;
+  Memref ma(a.data(), {M, K}, {K, 1}), mb(b.data(), {K, N}, {N, 1}),
+      mc(c.data(), {M, N}, {N, 1});
+  Extras e;
+  e.program[0] = 1;
+  e.operands.emplace_back(bias.data(), std::vector<int64_t>{N},
+                          std::vector<int64_t>{1});
+  e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+  e.post(PADDLE_ONEDNN_POST_GELU_ERF);
+  int64_t map = pack({0, 1});
+  matmul(ma, mb, mc, map, map, map, 0, std::move(e));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double y = bias[n];
+      for (int64_t k = 0; k < K; ++k)
+        y += double(a[m * K + k]) * b[k * N + n];
+      double gelu = 0.5 * y * (1 + std::erf(y / std::sqrt(2.0)));
+      EXPECT_NEAR(c[m * N + n], gelu, 1e-5) << m << n;
+    }
+}
+
+TEST(OneDnn, BadProgramEndsTheCall) {
+  // A per-channel operand of the wrong length is an error, not a read past
+  // its end.
+  static std::vector<float> shortBias(1);
+  static ConvCase t;
+  static const paddle_tensor_spec_t spec = {
+      PADDLE_F32, 1, {PADDLE_DYNAMIC_DIM}};
+  static const paddle_function_signature_t sig = {"bad", 1, &spec, 1, &spec};
+  auto body = [](void **) {
+    Extras e;
+    e.operands.emplace_back(shortBias.data(), std::vector<int64_t>{1},
+                            std::vector<int64_t>{1});
+    e.post(PADDLE_ONEDNN_POST_ADD, 0);
+    conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
+  };
+  float x[1] = {0};
+  paddle_tensor_t in{};
+  in.dtype = PADDLE_F32;
+  in.rank = 1;
+  in.shape[0] = 1;
+  in.data = x;
+  paddle_tensor_t out{};
+  paddle_status_t s = paddle_invoke(+body, &sig, &in, 1, &out);
+  ASSERT_NE(s, nullptr);
+  std::string message = paddle_status_message(s);
+  paddle_status_free(s);
+  EXPECT_NE(message.find("a per-channel operand has 1 elements for 2 "
+                         "channels"),
+            std::string::npos)
+      << message;
+}
+
 /// f(x: tensor<?xf32>) -> tensor<?xf32> that calls the matmul kernel with
 /// a dim map naming a dim the operand lacks: the kernel must end the call.
 void badMapPacked(void **args) {
   float *x = *(float **)args[1];
   Memref m(x, {2, 2}, {2, 1});
-  _mlir_ciface_paddle_onednn_matmul(&m.unranked, &m.unranked, &m.unranked,
-                                    pack({0, 5}), pack({0, 1}), pack({0, 1}),
-                                    0);
+  matmul(m, m, m, pack({0, 5}), pack({0, 1}), pack({0, 1}), 0);
 }
 
 TEST(OneDnn, InvalidCallEndsInvokeWithAnError) {

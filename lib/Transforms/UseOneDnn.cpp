@@ -16,10 +16,20 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "paddle_runtime/onednn.h"
+
+#include "llvm/ADT/bit.h"
+
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include <array>
+#include <cmath>
+#include <limits>
 
 #define DEBUG_TYPE "paddle-use-onednn"
 
@@ -205,23 +215,547 @@ Type dynamicType(MLIRContext *ctx, int64_t rank) {
                          layout);
 }
 
-/// The zero fill of `buffer` right before `op`, if any: trace calls and ops
-/// without memory effects in between do not touch the buffer.
-linalg::FillOp zeroFillBefore(Operation *op, Value buffer) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.getOutputs().front() != buffer ||
-          !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
-        return {};
-      return fill;
+//===----------------------------------------------------------------------===//
+// Aliasing of buffers (planned workspace views, allocations, globals).
+//===----------------------------------------------------------------------===//
+
+/// Where a buffer lives: a root value (an allocation, a global, a call's
+/// result, a block argument) and a byte range in it; `end` = INT64_MAX
+/// for "anywhere in the root".
+struct Region {
+  Value root;
+  int64_t begin = 0, end = INT64_MAX;
+};
+
+Region regionOf(Value v) {
+  if (auto view = v.getDefiningOp<memref::ViewOp>()) {
+    auto type = view.getType();
+    APInt offset;
+    if (type.hasStaticShape() && type.getLayout().isIdentity() &&
+        matchPattern(view.getByteShift(), m_ConstantInt(&offset))) {
+      Region source = regionOf(view.getSource());
+      int64_t begin = offset.getSExtValue();
+      int64_t bytes =
+          type.getNumElements() * (type.getElementTypeBitWidth() / 8);
+      return {source.root, begin, begin + bytes};
     }
-    if (auto call = dyn_cast<func::CallOp>(prev))
-      if (call.getCallee().starts_with("paddle_trace_kernel_"))
-        continue;
-    if (!isMemoryEffectFree(prev))
-      return {};
+    return {regionOf(view.getSource()).root};
   }
-  return {};
+  // Other views: anywhere in their source.
+  if (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    return {regionOf(view.getViewSource()).root};
+  return {v};
+}
+
+/// Whether `a` and `b` may share memory. Different roots are distinct
+/// unless both are block arguments (a caller may pass one buffer twice).
+bool mayAlias(Value a, Value b) {
+  if (a == b)
+    return true;
+  Region ra = regionOf(a), rb = regionOf(b);
+  if (ra.root != rb.root)
+    return isa<BlockArgument>(ra.root) && isa<BlockArgument>(rb.root);
+  return ra.begin < rb.end && rb.begin < ra.end;
+}
+
+/// Whether `a` and `b` are the same memory: one value, or views of one
+/// byte range with one type.
+bool sameBuffer(Value a, Value b) {
+  if (a == b)
+    return true;
+  Region ra = regionOf(a), rb = regionOf(b);
+  return a.getType() == b.getType() && ra.root == rb.root &&
+         ra.begin == rb.begin && ra.end == rb.end && ra.end != INT64_MAX;
+}
+
+bool isTraceCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee().starts_with("paddle_trace_kernel_");
+}
+
+bool isZeroFillOf(Operation *op, Value buffer) {
+  auto fill = dyn_cast<linalg::FillOp>(op);
+  return fill && fill.getOutputs().front() == buffer &&
+         matchPattern(fill.getInputs().front(), m_AnyZeroFloat());
+}
+
+/// Whether `op` may write memory aliasing `buffer` (unknown effects: yes).
+bool mayWrite(Operation *op, Value buffer) {
+  if (isTraceCall(op) || isMemoryEffectFree(op))
+    return false;
+  // The kernels this pass made write their output (operand 2) only.
+  if (auto call = dyn_cast<func::CallOp>(op))
+    if (call.getCallee().starts_with("paddle_onednn_") &&
+        call.getNumOperands() > 2)
+      if (auto cast = call.getOperand(2).getDefiningOp<memref::CastOp>())
+        return mayAlias(cast.getSource(), buffer);
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  for (auto &e : list) {
+    if (!isa<MemoryEffects::Write>(e.getEffect()))
+      continue;
+    Value v = e.getValue();
+    if (!v || mayAlias(v, buffer))
+      return true;
+  }
+  return false;
+}
+
+/// Whether `buffer` holds zeros right before `at`: a zero fill of it
+/// earlier in the block, nothing writing it since.
+bool isKnownZero(Value buffer, Operation *at) {
+  for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isZeroFillOf(prev, buffer))
+      return true;
+    if (mayWrite(prev, buffer))
+      return false;
+  }
+  return false;
+}
+
+/// How an op's output starts: known zeros (then the kernel overwrites it),
+/// with the op to erase that wrote them, if only the op needs it.
+struct ZeroInit {
+  bool zero = false;
+  Operation *erase = nullptr;
+};
+
+/// The zero initialization of `buffer` before `op`: a zero fill right
+/// before it (trace calls and ops without memory effects in between), a
+/// copy there of a buffer known to hold zeros (bufferization copies one
+/// zero-filled tensor into several outputs), or an earlier zero fill of
+/// the buffer itself with nothing writing it since (the last of those
+/// outputs reuses the zero buffer).
+ZeroInit zeroInitBefore(Operation *op, Value buffer) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isTraceCall(prev) || isMemoryEffectFree(prev))
+      continue;
+    if (isZeroFillOf(prev, buffer))
+      return {true, prev};
+    if (auto copy = dyn_cast<memref::CopyOp>(prev))
+      if (copy.getTarget() == buffer && !mayAlias(copy.getSource(), buffer) &&
+          isKnownZero(copy.getSource(), copy))
+        return {true, copy};
+    break;
+  }
+  return {isKnownZero(buffer, op), nullptr};
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogues: an elementwise linalg.generic after the op as oneDNN post-ops.
+//===----------------------------------------------------------------------===//
+
+struct PostOp {
+  int64_t kind;
+  int64_t operand = -1; // index into the extra operands
+  double alpha = 0, beta = 0;
+};
+
+/// What the generic's inputs are to the epilogue.
+enum class InputRole { Result, Channel, Residual, Other };
+
+struct EpilogueMatcher {
+  linalg::GenericOp generic;
+  Value result;                     // block argument: the op's result
+  DenseMap<Value, InputRole> roles; // block argument -> role
+  DenseMap<Value, Value> buffers;   // block argument -> memref
+  SmallVector<Value> operands;      // extra operands (per-channel)
+  Value residual;
+
+  static std::optional<double> constant(Value v) {
+    FloatAttr attr;
+    if (matchPattern(v, m_Constant(&attr)))
+      return attr.getValueAsDouble();
+    return std::nullopt;
+  }
+  static bool near(std::optional<double> v, double expected) {
+    return v && std::abs(*v - expected) <= 1e-6 * std::abs(expected);
+  }
+
+  int64_t operandOf(Value arg) {
+    Value buffer = buffers.lookup(arg);
+    auto *it = llvm::find(operands, buffer);
+    if (it != operands.end())
+      return it - operands.begin();
+    operands.push_back(buffer);
+    return operands.size() - 1;
+  }
+
+  /// `u` (= f(x) for the op's result x) as post-ops, or failure.
+  FailureOr<SmallVector<PostOp>> classify(Value u) {
+    if (u == result)
+      return SmallVector<PostOp>{};
+    if (!u.getType().isF32())
+      return failure();
+    Operation *op = u.getDefiningOp();
+    if (!op || op->getBlock() != generic.getBlock())
+      return failure();
+    auto then = [&](Value a, PostOp next) -> FailureOr<SmallVector<PostOp>> {
+      FailureOr<SmallVector<PostOp>> ops = classify(a);
+      if (failed(ops))
+        return failure();
+      append(*ops, next);
+      return ops;
+    };
+    auto role = [&](Value v) {
+      auto it = roles.find(v);
+      return it == roles.end() ? InputRole::Other : it->second;
+    };
+    // Binary ops with a per-channel or residual operand, or a constant.
+    if (isa<arith::AddFOp, arith::MulFOp, arith::SubFOp, arith::DivFOp>(op)) {
+      Value l = op->getOperand(0), r = op->getOperand(1);
+      bool commutes = isa<arith::AddFOp, arith::MulFOp>(op);
+      for (int swap = 0; swap < (commutes ? 2 : 1); ++swap) {
+        Value a = swap ? r : l, b = swap ? l : r;
+        if (role(b) == InputRole::Channel && !isa<arith::DivFOp>(op)) {
+          int64_t kind = isa<arith::AddFOp>(op)   ? PADDLE_ONEDNN_POST_ADD
+                         : isa<arith::MulFOp>(op) ? PADDLE_ONEDNN_POST_MUL
+                                                  : PADDLE_ONEDNN_POST_SUB;
+          return then(a, {kind, operandOf(b)});
+        }
+        if (role(b) == InputRole::Residual && isa<arith::AddFOp>(op)) {
+          if (residual && residual != buffers.lookup(b))
+            return failure();
+          residual = buffers.lookup(b);
+          return then(a, {PADDLE_ONEDNN_POST_SUM});
+        }
+        if (std::optional<double> c = constant(b)) {
+          if (isa<arith::AddFOp>(op))
+            return then(a, {PADDLE_ONEDNN_POST_LINEAR, -1, 1, *c});
+          if (isa<arith::SubFOp>(op))
+            return then(a, {PADDLE_ONEDNN_POST_LINEAR, -1, 1, -*c});
+          if (isa<arith::MulFOp>(op)) {
+            // A gelu is a product too; try it before a plain scale.
+            if (auto gelu = matchGelu(u); succeeded(gelu))
+              return gelu;
+            return then(a, {PADDLE_ONEDNN_POST_LINEAR, -1, *c, 0});
+          }
+          if (*c != 0)
+            return then(a, {PADDLE_ONEDNN_POST_LINEAR, -1, 1 / *c, 0});
+        }
+      }
+      if (isa<arith::SubFOp>(op))
+        if (std::optional<double> c = constant(l))
+          return then(r, {PADDLE_ONEDNN_POST_LINEAR, -1, -1, *c});
+      if (isa<arith::DivFOp>(op) && near(constant(l), 1.0))
+        if (auto sigmoid = matchSigmoid(r); succeeded(sigmoid))
+          return sigmoid;
+      if (isa<arith::MulFOp>(op))
+        return matchGelu(u);
+      return failure();
+    }
+    if (auto neg = dyn_cast<arith::NegFOp>(op))
+      return then(neg.getOperand(), {PADDLE_ONEDNN_POST_LINEAR, -1, -1, 0});
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+            arith::MinNumFOp>(op)) {
+      bool max = isa<arith::MaximumFOp, arith::MaxNumFOp>(op);
+      for (int swap = 0; swap < 2; ++swap) {
+        Value a = op->getOperand(swap), b = op->getOperand(1 - swap);
+        std::optional<double> c = constant(b);
+        if (!c)
+          continue;
+        if (max && *c == 0)
+          return then(a, {PADDLE_ONEDNN_POST_RELU});
+        return then(a, {PADDLE_ONEDNN_POST_CLIP, -1,
+                        max ? *c : -std::numeric_limits<float>::max(),
+                        max ? std::numeric_limits<float>::max() : *c});
+      }
+      return failure();
+    }
+    if (auto tanh = dyn_cast<math::TanhOp>(op))
+      return then(tanh.getOperand(), {PADDLE_ONEDNN_POST_TANH});
+    return failure();
+  }
+
+  /// 1 + exp(-a) (either order) as sigmoid(a), given the divisor.
+  FailureOr<SmallVector<PostOp>> matchSigmoid(Value d) {
+    auto add = d.getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return failure();
+    for (int swap = 0; swap < 2; ++swap) {
+      if (!near(constant(add->getOperand(swap)), 1.0))
+        continue;
+      auto exp = add->getOperand(1 - swap).getDefiningOp<math::ExpOp>();
+      auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>()
+                     : arith::NegFOp();
+      if (!neg)
+        return failure();
+      FailureOr<SmallVector<PostOp>> ops = classify(neg.getOperand());
+      if (failed(ops))
+        return failure();
+      append(*ops, {PADDLE_ONEDNN_POST_SIGMOID});
+      return ops;
+    }
+    return failure();
+  }
+
+  /// Flattens a product of f32 values into a constant and factors.
+  static void factors(Value v, double &k, SmallVector<Value> &out) {
+    if (std::optional<double> c = constant(v)) {
+      k *= *c;
+      return;
+    }
+    if (auto mul = v.getDefiningOp<arith::MulFOp>()) {
+      factors(mul.getLhs(), k, out);
+      factors(mul.getRhs(), k, out);
+      return;
+    }
+    if (auto div = v.getDefiningOp<arith::DivFOp>())
+      if (std::optional<double> c = constant(div.getRhs()); c && *c != 0) {
+        factors(div.getLhs(), k, out);
+        k /= *c;
+        return;
+      }
+    out.push_back(v);
+  }
+
+  /// The polynomial (degree <= 3) of `v` in `a`, or nullopt.
+  static std::optional<std::array<double, 4>> poly(Value v, Value a) {
+    if (v == a)
+      return std::array<double, 4>{0, 1, 0, 0};
+    if (std::optional<double> c = constant(v))
+      return std::array<double, 4>{*c, 0, 0, 0};
+    Operation *op = v.getDefiningOp();
+    if (!op || !isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+                    arith::NegFOp>(op))
+      return std::nullopt;
+    if (isa<arith::NegFOp>(op)) {
+      auto p = poly(op->getOperand(0), a);
+      if (p)
+        for (double &x : *p)
+          x = -x;
+      return p;
+    }
+    auto l = poly(op->getOperand(0), a), r = poly(op->getOperand(1), a);
+    if (!l || !r)
+      return std::nullopt;
+    std::array<double, 4> out{0, 0, 0, 0};
+    if (isa<arith::AddFOp, arith::SubFOp>(op)) {
+      double sign = isa<arith::SubFOp>(op) ? -1 : 1;
+      for (int i = 0; i < 4; ++i)
+        out[i] = (*l)[i] + sign * (*r)[i];
+      return out;
+    }
+    if (isa<arith::DivFOp>(op)) {
+      if ((*r)[1] || (*r)[2] || (*r)[3] || !(*r)[0])
+        return std::nullopt;
+      for (int i = 0; i < 4; ++i)
+        out[i] = (*l)[i] / (*r)[0];
+      return out;
+    }
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j)
+        if ((*l)[i] * (*r)[j] != 0) {
+          if (i + j > 3)
+            return std::nullopt;
+          out[i + j] += (*l)[i] * (*r)[j];
+        }
+    return out;
+  }
+
+  /// k * a * (1 + erf(a / sqrt 2)) with k = 1/2 (gelu), or the tanh form
+  /// 1 + tanh(sqrt(2 / pi) * (a + 0.044715 a^3)).
+  FailureOr<SmallVector<PostOp>> matchGelu(Value u) {
+    double k = 1;
+    SmallVector<Value> fs;
+    factors(u, k, fs);
+    if (fs.size() != 2 || !near(k, 0.5))
+      return failure();
+    for (int swap = 0; swap < 2; ++swap) {
+      Value a = fs[swap];
+      auto add = fs[1 - swap].getDefiningOp<arith::AddFOp>();
+      if (!add)
+        continue;
+      for (int side = 0; side < 2; ++side) {
+        if (!near(constant(add->getOperand(side)), 1.0))
+          continue;
+        Operation *inner = add->getOperand(1 - side).getDefiningOp();
+        if (!inner || !isa<math::ErfOp, math::TanhOp>(inner))
+          continue;
+        auto p = poly(inner->getOperand(0), a);
+        if (!p || (*p)[0] != 0 || (*p)[2] != 0)
+          continue;
+        int64_t kind;
+        if (isa<math::ErfOp>(inner) && near((*p)[1], M_SQRT1_2) && (*p)[3] == 0)
+          kind = PADDLE_ONEDNN_POST_GELU_ERF;
+        else if (isa<math::TanhOp>(inner) &&
+                 near((*p)[1], std::sqrt(2 / M_PI)) &&
+                 near((*p)[3], std::sqrt(2 / M_PI) * 0.044715))
+          kind = PADDLE_ONEDNN_POST_GELU_TANH;
+        else
+          continue;
+        FailureOr<SmallVector<PostOp>> ops = classify(a);
+        if (failed(ops))
+          return failure();
+        append(*ops, {kind});
+        return ops;
+      }
+    }
+    return failure();
+  }
+
+  /// Appends `next`, merging scalar affine steps and clamps; identity
+  /// steps vanish.
+  static void append(SmallVector<PostOp> &ops, PostOp next) {
+    if (next.kind == PADDLE_ONEDNN_POST_LINEAR) {
+      if (!ops.empty() && ops.back().kind == PADDLE_ONEDNN_POST_LINEAR) {
+        PostOp &last = ops.back();
+        last.beta = next.alpha * last.beta + next.beta;
+        last.alpha *= next.alpha;
+      } else {
+        ops.push_back(next);
+      }
+      if (ops.back().alpha == 1 && ops.back().beta == 0)
+        ops.pop_back();
+      return;
+    }
+    if (next.kind == PADDLE_ONEDNN_POST_CLIP && !ops.empty()) {
+      PostOp &last = ops.back();
+      double lo = last.kind == PADDLE_ONEDNN_POST_RELU ? 0 : last.alpha;
+      bool clamp = last.kind == PADDLE_ONEDNN_POST_RELU ||
+                   last.kind == PADDLE_ONEDNN_POST_CLIP;
+      if (clamp) {
+        double hi = last.kind == PADDLE_ONEDNN_POST_RELU
+                        ? std::numeric_limits<float>::max()
+                        : last.beta;
+        double newLo = std::max(lo, next.alpha),
+               newHi = std::min(hi, next.beta);
+        if (newLo <= newHi) {
+          last = {PADDLE_ONEDNN_POST_CLIP, -1, newLo, newHi};
+          return;
+        }
+      }
+    }
+    ops.push_back(next);
+  }
+};
+
+/// The epilogue fused into a library call: the generic it replaces, the
+/// post-ops, their operands and the buffer the call writes.
+struct Epilogue {
+  linalg::GenericOp generic;
+  SmallVector<PostOp> ops;
+  SmallVector<Value> operands;
+  Value residual, output;
+};
+
+/// The elementwise linalg.generic reading `op`'s output `out` as its only
+/// other reader, expressible as post-ops; `channel` is the dim of `out`
+/// per-channel operands follow. `inputs` are the op's inputs, which the
+/// fused output must not overlap.
+std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
+                                      unsigned channel, ValueRange inputs) {
+  // The next op with memory effects (trace calls aside) is the generic.
+  Operation *next = op->getNextNode();
+  while (next && (isTraceCall(next) || isMemoryEffectFree(next)))
+    next = next->getNextNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return std::nullopt;
+  // out's other users ran before the op, or, where the generic writes out
+  // in place, read its result after it.
+  bool inPlace = generic.getDpsInits().front() == out;
+  for (Operation *user : out.getUsers()) {
+    if (user == op || user == init || user == generic)
+      continue;
+    if (user->getBlock() != op->getBlock())
+      return std::nullopt;
+    if (!user->isBeforeInBlock(op) &&
+        !(inPlace && generic->isBeforeInBlock(user)))
+      return std::nullopt;
+  }
+  auto outType = cast<MemRefType>(out.getType());
+  OpOperand *initOperand = generic.getDpsInitOperand(0);
+  Value output = initOperand->get();
+  auto outputType = cast<MemRefType>(output.getType());
+  if (!generic.getMatchingIndexingMap(initOperand).isIdentity() ||
+      outputType.getShape() != outType.getShape() ||
+      !outType.hasStaticShape() || !outputType.getElementType().isF32() ||
+      !outputType.isLastDimUnitStride() ||
+      !generic.getMatchingBlockArgument(initOperand).use_empty())
+    return std::nullopt;
+  // The generic's output may be out itself (in place) or a buffer apart
+  // from the op's inputs (the fused call writes it while reading them).
+  if (output != out)
+    for (Value in : inputs)
+      if (mayAlias(output, in))
+        return std::nullopt;
+  EpilogueMatcher m;
+  m.generic = generic;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Value arg = generic.getMatchingBlockArgument(input);
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    m.buffers[arg] = input->get();
+    InputRole role = InputRole::Other;
+    if (type && type.getElementType().isF32()) {
+      if (input->get() == out) {
+        role = map.isIdentity() && !m.result ? InputRole::Result
+                                             : InputRole::Other;
+        if (role == InputRole::Result)
+          m.result = arg;
+      } else if (map.isIdentity() && type.getShape() == outType.getShape() &&
+                 (sameBuffer(input->get(), output) ||
+                  !mayAlias(input->get(), output))) {
+        role = InputRole::Residual;
+      } else if (type.hasStaticShape() && !mayAlias(input->get(), output)) {
+        // One result indexes the channel dim, the others unit dims.
+        int channels = 0;
+        bool unitElsewhere = true;
+        for (auto [i, e] : llvm::enumerate(map.getResults())) {
+          auto d = dyn_cast<AffineDimExpr>(e);
+          if (d && d.getPosition() == channel &&
+              type.getDimSize(i) == outType.getDimSize(channel))
+            ++channels;
+          else if (type.getDimSize(i) != 1)
+            unitElsewhere = false;
+        }
+        auto [strides, offset] = type.getStridesAndOffset();
+        (void)offset;
+        bool unitStride = true;
+        for (auto [i, size] : llvm::enumerate(type.getShape()))
+          if (size != 1 && strides[i] != 1)
+            unitStride = false;
+        if (channels == 1 && unitElsewhere && unitStride)
+          role = InputRole::Channel;
+      }
+    }
+    if (role == InputRole::Other && !arg.use_empty())
+      return std::nullopt;
+    m.roles[arg] = role;
+  }
+  if (!m.result)
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(generic.getBlock()->getTerminator());
+  FailureOr<SmallVector<PostOp>> ops = m.classify(yield.getValues().front());
+  if (failed(ops) || ops->size() > PADDLE_ONEDNN_MAX_POST_OPS ||
+      m.operands.size() > PADDLE_ONEDNN_MAX_OPERANDS)
+    return std::nullopt;
+  // oneDNN 2.6's JIT kernels apply one set of scalars to all eltwise
+  // post-ops of one algorithm (measured: linear x4, clip, linear x0.25
+  // scaled by 4 twice), so a chain repeating a kind with other scalars
+  // stays unfused.
+  for (auto [i, a] : llvm::enumerate(*ops))
+    for (const PostOp &b : ArrayRef<PostOp>(*ops).drop_front(i + 1))
+      if (a.kind == b.kind && a.operand < 0 &&
+          (a.alpha != b.alpha || a.beta != b.beta))
+        return std::nullopt;
+  // A first per-channel add is the primitive's bias.
+  if (!ops->empty() && ops->front().kind == PADDLE_ONEDNN_POST_ADD)
+    ops->front().kind = PADDLE_ONEDNN_POST_BIAS;
+  // The residual is summed from the output: it must be the output or lie
+  // apart from it (it is copied there first). Per-channel operands and the
+  // residual must survive the copy.
+  if (m.residual && !sameBuffer(m.residual, output))
+    for (Value v : m.operands)
+      if (mayAlias(v, output))
+        return std::nullopt;
+  return Epilogue{generic, *ops, m.operands, m.residual, output};
 }
 
 struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
@@ -235,24 +769,56 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     return force || flops >= minFlops;
   }
 
-  /// Declares `name` taking memrefs of `ranks` (dynamic strided; unranked
-  /// for a rank < 0) and `scalars` i64s, or checks an existing declaration.
+  SymbolTable *symbols = nullptr;
+
+  /// Declares `name` taking `memrefs` (dynamic strided of a rank; unranked
+  /// for a rank < 0), then unranked f32 extra operands, the unranked i64
+  /// state and program, and `scalars` i64s; or checks an existing one.
   FailureOr<func::FuncOp> declare(ModuleOp module, StringRef name,
                                   ArrayRef<int64_t> ranks, int64_t scalars) {
     MLIRContext *ctx = module.getContext();
     SmallVector<Type> inputs;
     for (int64_t rank : ranks)
       inputs.push_back(dynamicType(ctx, rank));
-    inputs.append(scalars, IntegerType::get(ctx, 64));
+    inputs.append(PADDLE_ONEDNN_MAX_OPERANDS, dynamicType(ctx, -1));
+    Type i64 = IntegerType::get(ctx, 64);
+    inputs.append(2, UnrankedMemRefType::get(i64, Attribute()));
+    inputs.append(scalars, i64);
     return paddle::declareRuntimeFunction(module, name,
                                           FunctionType::get(ctx, inputs, {}));
   }
 
+  /// A private global of `type` (initial value `value`) named after
+  /// `name`, made unique.
+  memref::GlobalOp addGlobal(ModuleOp module, StringRef name, MemRefType type,
+                             Attribute value, bool constant) {
+    OpBuilder b(module.getBodyRegion());
+    auto global = memref::GlobalOp::create(
+        b, module.getLoc(), name, b.getStringAttr("private"), type, value,
+        constant, /*alignment=*/IntegerAttr());
+    symbols->insert(global);
+    return global;
+  }
+
+  /// Whether `v` is a constant global's contents.
+  bool isConstantWeights(Value v) {
+    auto get = v.getDefiningOp<memref::GetGlobalOp>();
+    if (!get)
+      return false;
+    auto global = symbols->lookup<memref::GlobalOp>(get.getName());
+    return global && global.getConstant();
+  }
+
   /// Replaces `op` by a call of `callee` on its operands (cast to ranked
-  /// dynamic strided memrefs, or unranked ones with `unranked`) followed by
-  /// `params` and the accumulate flag.
+  /// dynamic strided memrefs, or unranked ones with `unranked`), the extra
+  /// operands, state and program, then `params` and the accumulate flag.
+  /// An elementwise generic after it that oneDNN post-ops express (per-
+  /// channel operands along `channel` of the output; none for nullopt) is
+  /// fused into the call.
   LogicalResult replace(ModuleOp module, linalg::LinalgOp op, StringRef callee,
-                        ArrayRef<int64_t> params, bool unranked = false) {
+                        ArrayRef<int64_t> params,
+                        std::optional<unsigned> channel, Value weights,
+                        bool unranked = false) {
     SmallVector<int64_t> ranks;
     for (Value v : op->getOperands())
       ranks.push_back(unranked ? -1 : cast<MemRefType>(v.getType()).getRank());
@@ -260,26 +826,81 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         declare(module, callee, ranks, params.size() + 1);
     if (failed(decl))
       return failure();
-    Value output = op.getDpsInits().front();
-    linalg::FillOp fill = zeroFillBefore(op, output);
-    OpBuilder b(op);
+    Value out = op.getDpsInits().front();
+    ZeroInit init = zeroInitBefore(op, out);
+    std::optional<Epilogue> epilogue;
+    if (init.zero && fuse)
+      epilogue = matchEpilogue(op, out, init.erase, channel.value_or(~0u),
+                               op.getDpsInputs());
+    Value output = epilogue ? epilogue->output : out;
+
+    // The program: flags, count, then kind, operand, alpha, beta.
+    bool constantWeights = isConstantWeights(weights);
+    SmallVector<int64_t> program{constantWeights ? 1 : 0, 0};
+    if (epilogue) {
+      program[1] = epilogue->ops.size();
+      for (const PostOp &p : epilogue->ops)
+        program.append({p.kind, p.operand, llvm::bit_cast<int64_t>(p.alpha),
+                        llvm::bit_cast<int64_t>(p.beta)});
+    }
+    MLIRContext *ctx = module.getContext();
+    Type i64 = IntegerType::get(ctx, 64);
+    auto programType = MemRefType::get({(int64_t)program.size()}, i64);
+    memref::GlobalOp programGlobal = addGlobal(
+        module, "__paddle_onednn_program", programType,
+        DenseIntElementsAttr::get(
+            RankedTensorType::get(programType.getShape(), i64), program),
+        /*constant=*/true);
+    auto stateType = MemRefType::get({1}, i64);
+    memref::GlobalOp state =
+        addGlobal(module, "__paddle_onednn_state", stateType,
+                  DenseIntElementsAttr::get(RankedTensorType::get({1}, i64),
+                                            ArrayRef<int64_t>{0}),
+                  /*constant=*/false);
+
+    // A fused call goes where the generic was: its output may be defined
+    // after the op (only ops without memory effects are in between).
+    OpBuilder b(epilogue ? epilogue->generic.getOperation()
+                         : op.getOperation());
     Location loc = op.getLoc();
+    if (epilogue && epilogue->residual &&
+        !sameBuffer(epilogue->residual, output))
+      memref::CopyOp::create(b, loc, epilogue->residual, output);
     SmallVector<Value> args;
-    for (auto [v, rank] : llvm::zip(op->getOperands(), ranks))
-      args.push_back(
-          memref::CastOp::create(b, loc, dynamicType(b.getContext(), rank), v));
+    SmallVector<Value> operands(op.getDpsInputs());
+    operands.push_back(output);
+    for (auto [v, rank] : llvm::zip(operands, ranks))
+      args.push_back(memref::CastOp::create(b, loc, dynamicType(ctx, rank), v));
+    Type unrankedF32 = dynamicType(ctx, -1);
+    for (int i = 0; i < PADDLE_ONEDNN_MAX_OPERANDS; ++i) {
+      // Unused slots get the output (any memref will do).
+      Value v = epilogue && i < (int)epilogue->operands.size()
+                    ? epilogue->operands[i]
+                    : output;
+      args.push_back(memref::CastOp::create(b, loc, unrankedF32, v));
+    }
+    Type unrankedI64 = UnrankedMemRefType::get(i64, Attribute());
+    for (memref::GlobalOp global : {state, programGlobal}) {
+      Value get = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                              global.getSymName());
+      args.push_back(memref::CastOp::create(b, loc, unrankedI64, get));
+    }
     for (int64_t p : params)
       args.push_back(arith::ConstantIntOp::create(b, loc, p, 64));
-    args.push_back(arith::ConstantIntOp::create(b, loc, fill ? 0 : 1, 64));
+    args.push_back(arith::ConstantIntOp::create(b, loc, init.zero ? 0 : 1, 64));
     func::CallOp::create(b, loc, *decl, args);
     op->erase();
-    if (fill)
-      fill->erase();
+    if (init.erase)
+      init.erase->erase();
+    if (epilogue)
+      epilogue->generic->erase();
     return success();
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SymbolTable table(module);
+    symbols = &table;
     SmallVector<linalg::LinalgOp> candidates;
     module.walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>())
@@ -298,8 +919,16 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         int64_t flops = 2 * staticProduct(op.getStaticLoopRanges());
         if (!isWorthLibraryCall(op, flops))
           continue;
+        // Per-channel operands follow N, the output's last logical dim.
+        unsigned rank = types[2].getRank();
+        int64_t n =
+            ((matmul->maps[2] >> (kMapBits * (matmul->batch.size() + 1))) &
+             15) -
+            1;
+        (void)rank;
         result = replace(module, op, kMatmul,
                          {matmul->maps[0], matmul->maps[1], matmul->maps[2]},
+                         static_cast<unsigned>(n), op.getDpsInputs()[1],
                          /*unranked=*/true);
       } else {
         // Convolutions: the filter's dims after the output channels are
@@ -326,8 +955,12 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         for (DenseIntElementsAttr attr : {strides, dilations})
           for (const APInt &v : attr.getValues<APInt>())
             params.push_back(v.getSExtValue());
+        // Grouped convs spread channels over two dims: no per-channel
+        // operands there.
         result = replace(module, op, grouped ? kConv2DGrouped : kConv2D,
-                         {params[0], params[1], params[2], params[3]});
+                         {params[0], params[1], params[2], params[3]},
+                         grouped ? std::nullopt : std::optional<unsigned>(1),
+                         op.getDpsInputs()[1]);
       }
       if (failed(result))
         return signalPassFailure();

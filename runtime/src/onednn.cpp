@@ -24,12 +24,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -48,6 +50,7 @@ dnnl::engine &cpuEngine() {
 }
 
 std::atomic<int64_t> primitivesCreated{0};
+std::atomic<int64_t> weightReorders{0};
 
 /// A convolution primitive with the layouts it chose (`format_tag::any`,
 /// usually blocked) and the reorders from and to the caller's plain strided
@@ -62,7 +65,8 @@ struct ConvEntry {
 
 struct MatmulEntry {
   dnnl::matmul matmul;
-  memory::desc a, b, c;
+  memory::desc a, b, c, userB;
+  dnnl::reorder bIn;
 };
 
 /// The cache of one primitive kind: lookups are under a lock, execution
@@ -107,15 +111,187 @@ int64_t useRuntimeThreads() {
   return n;
 }
 
-dnnl::primitive_attr accumulateAttr(bool accumulate) {
-  dnnl::primitive_attr attr;
-  if (accumulate) {
-    // dst = op(src) + dst: linalg's accumulation into its init.
-    dnnl::post_ops ops;
-    ops.append_sum(1.0f);
-    attr.set_post_ops(ops);
+/// The dense row-major tag of `rank` dims.
+memory::format_tag plainTag(size_t rank) {
+  using tag = memory::format_tag;
+  static const tag tags[] = {
+      tag::a,         tag::ab,         tag::abc,         tag::abcd,
+      tag::abcde,     tag::abcdef,     tag::abcdefg,     tag::abcdefgh,
+      tag::abcdefghi, tag::abcdefghij, tag::abcdefghijk, tag::abcdefghijkl};
+  return tags[rank - 1];
+}
+
+/// A fused epilogue as paddle-use-onednn encodes it (onednn.h): the
+/// post-op kinds with their scalars, the extra operands they read, and
+/// whether the weights are a constant (cacheable after a reorder).
+struct PostOp {
+  int64_t kind, operand;
+  double alpha, beta;
+};
+struct Program {
+  bool constantWeights = false;
+  std::vector<PostOp> ops;
+};
+
+double doubleOf(int64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof(d));
+  return d;
+}
+
+/// Reads the program: {flags, count, count x {kind, operand, alpha, beta}}
+/// (alpha and beta as the bits of doubles).
+Program readProgram(const paddle_unranked_memref_t &m) {
+  if (m.rank != 1)
+    throw std::invalid_argument("the post-op program has rank " +
+                                std::to_string(m.rank));
+  auto *words = static_cast<const int64_t *>(m.descriptor);
+  const int64_t *data;
+  std::memcpy(&data, &words[1], sizeof(data));
+  data += words[2];
+  int64_t size = words[3], stride = words[4];
+  auto at = [&](int64_t i) {
+    if (i >= size)
+      throw std::invalid_argument("the post-op program is truncated");
+    return data[i * stride];
+  };
+  Program p;
+  p.constantWeights = at(0) & 1;
+  int64_t count = at(1);
+  if (count < 0 || count > PADDLE_ONEDNN_MAX_POST_OPS)
+    throw std::invalid_argument("the post-op program has " +
+                                std::to_string(count) + " post-ops");
+  for (int64_t i = 0; i < count; ++i) {
+    PostOp op{at(2 + 4 * i), at(3 + 4 * i), doubleOf(at(4 + 4 * i)),
+              doubleOf(at(5 + 4 * i))};
+    if (op.kind < PADDLE_ONEDNN_POST_LINEAR || op.kind > PADDLE_ONEDNN_POST_SUM)
+      throw std::invalid_argument("unknown post-op kind " +
+                                  std::to_string(op.kind));
+    bool reads = op.kind == PADDLE_ONEDNN_POST_BIAS ||
+                 op.kind == PADDLE_ONEDNN_POST_ADD ||
+                 op.kind == PADDLE_ONEDNN_POST_MUL ||
+                 op.kind == PADDLE_ONEDNN_POST_SUB;
+    if (reads && (op.operand < 0 || op.operand >= PADDLE_ONEDNN_MAX_OPERANDS))
+      throw std::invalid_argument("post-op operand " +
+                                  std::to_string(op.operand) + " out of range");
+    if (op.kind == PADDLE_ONEDNN_POST_BIAS && i != 0)
+      throw std::invalid_argument("a bias must be the first post-op");
+    p.ops.push_back(op);
   }
+  return p;
+}
+
+/// The data of a per-channel operand of `channels` elements: any rank,
+/// one dim of size `channels` (or all ones) with stride 1.
+float *channelData(const paddle_unranked_memref_t &m, int64_t channels) {
+  auto *words = static_cast<const int64_t *>(m.descriptor);
+  float *aligned;
+  std::memcpy(&aligned, &words[1], sizeof(aligned));
+  const int64_t *sizes = words + 3, *strides = words + 3 + m.rank;
+  int64_t count = 1;
+  for (int64_t i = 0; i < m.rank; ++i) {
+    count *= sizes[i];
+    if (sizes[i] != 1 && strides[i] != 1)
+      throw std::invalid_argument("a per-channel operand has stride " +
+                                  std::to_string(strides[i]));
+  }
+  if (count != channels)
+    throw std::invalid_argument("a per-channel operand has " +
+                                std::to_string(count) + " elements for " +
+                                std::to_string(channels) + " channels");
+  return aligned + words[2];
+}
+
+/// The key part of a program (kinds and scalars; operands are data).
+void appendProgram(Key &key, const Program &p) {
+  key.push_back(static_cast<int64_t>(p.ops.size()));
+  for (const PostOp &op : p.ops) {
+    int64_t a, b;
+    std::memcpy(&a, &op.alpha, sizeof(a));
+    std::memcpy(&b, &op.beta, sizeof(b));
+    key.insert(key.end(), {op.kind, op.operand, a, b});
+  }
+}
+
+/// The oneDNN attributes of a program after the bias; per-channel binary
+/// operands are `channelDims` (1 everywhere but the channel dim). An
+/// accumulating call starts with a sum of the output's contents.
+dnnl::primitive_attr postOpsAttr(const Program &p, bool accumulate,
+                                 const Dims &channelDims) {
+  dnnl::post_ops ops;
+  if (accumulate)
+    ops.append_sum(1.0f);
+  for (const PostOp &op : p.ops) {
+    float a = static_cast<float>(op.alpha), b = static_cast<float>(op.beta);
+    auto eltwise = [&](dnnl::algorithm alg, float alpha, float beta) {
+      ops.append_eltwise(1.0f, alg, alpha, beta);
+    };
+    auto binary = [&](dnnl::algorithm alg) {
+      ops.append_binary(alg, memory::desc(channelDims, memory::data_type::f32,
+                                          plainTag(channelDims.size())));
+    };
+    switch (op.kind) {
+    case PADDLE_ONEDNN_POST_BIAS:
+      break;
+    case PADDLE_ONEDNN_POST_LINEAR:
+      eltwise(dnnl::algorithm::eltwise_linear, a, b);
+      break;
+    case PADDLE_ONEDNN_POST_RELU:
+      eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      break;
+    case PADDLE_ONEDNN_POST_CLIP:
+      eltwise(dnnl::algorithm::eltwise_clip_v2, a, b);
+      break;
+    case PADDLE_ONEDNN_POST_TANH:
+      eltwise(dnnl::algorithm::eltwise_tanh, 0.0f, 0.0f);
+      break;
+    case PADDLE_ONEDNN_POST_SIGMOID:
+      eltwise(dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f);
+      break;
+    case PADDLE_ONEDNN_POST_GELU_ERF:
+      eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      break;
+    case PADDLE_ONEDNN_POST_GELU_TANH:
+      eltwise(dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+      break;
+    case PADDLE_ONEDNN_POST_ADD:
+      binary(dnnl::algorithm::binary_add);
+      break;
+    case PADDLE_ONEDNN_POST_MUL:
+      binary(dnnl::algorithm::binary_mul);
+      break;
+    case PADDLE_ONEDNN_POST_SUB:
+      binary(dnnl::algorithm::binary_sub);
+      break;
+    case PADDLE_ONEDNN_POST_SUM:
+      ops.append_sum(1.0f);
+      break;
+    }
+  }
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
   return attr;
+}
+
+/// The execution arguments of a program's per-channel operands: the binary
+/// post-op at oneDNN index i (counting the leading sum of an accumulating
+/// call) reads its operand.
+void addPostOpArgs(std::unordered_map<int, memory> &args, const Program &p,
+                   bool accumulate, const paddle_unranked_memref_t *const *ops,
+                   int64_t channels, const Dims &channelDims,
+                   dnnl::engine &engine) {
+  int index = accumulate ? 1 : 0;
+  for (const PostOp &op : p.ops) {
+    if (op.kind == PADDLE_ONEDNN_POST_BIAS)
+      continue;
+    if (op.kind == PADDLE_ONEDNN_POST_ADD ||
+        op.kind == PADDLE_ONEDNN_POST_MUL || op.kind == PADDLE_ONEDNN_POST_SUB)
+      args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                   memory(memory::desc(channelDims, memory::data_type::f32,
+                                       plainTag(channelDims.size())),
+                          engine, channelData(*ops[op.operand], channels))});
+    ++index;
+  }
 }
 
 template <typename Desc, int Rank> Dims sizesOf(const Desc &d) {
@@ -228,33 +404,128 @@ bool guarded(const char *what, char *error, size_t size, Body body) {
 
 constexpr size_t kErrorSize = 512;
 
-/// c[B..., M, N] (+)= a[B..., M, K] * b[B..., K, N] for 2 or 3 dims.
-void matmul(const Dims &aSizes, const Dims &aStrides, float *a,
-            const Dims &bSizes, const Dims &bStrides, float *b,
-            const Dims &cSizes, const Dims &cStrides, float *c,
-            bool accumulate) {
+/// Reordered constant weights, by primitive key and the weights' address.
+/// A constant's contents never change while its module is loaded; a new
+/// module may reuse the address for other contents, so each call site owns
+/// a state word in its module's memory (zero when loaded): a call that
+/// finds it zero reorders afresh (replacing what an unloaded module left
+/// under the key) and sets it (docs/onednn.md, "Constant weights").
+class WeightsCache {
+public:
+  template <typename Make>
+  std::shared_ptr<const memory> get(Key key, const void *address,
+                                    int64_t *state, Make make) {
+    key.push_back(static_cast<int64_t>(reinterpret_cast<uintptr_t>(address)));
+    if (__atomic_load_n(state, __ATOMIC_ACQUIRE) != 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = entries_.find(key);
+      if (it != entries_.end())
+        return it->second;
+    }
+    auto weights = std::make_shared<const memory>(make());
+    ++weightReorders;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      entries_[key] = weights;
+    }
+    __atomic_store_n(state, 1, __ATOMIC_RELEASE);
+    return weights;
+  }
+
+private:
+  std::mutex mutex_;
+  std::map<Key, std::shared_ptr<const memory>> entries_;
+};
+
+WeightsCache &weightsCache() {
+  static WeightsCache cache;
+  return cache;
+}
+
+/// The state word of a call site (an i64 memref of one element).
+int64_t *stateWord(const paddle_unranked_memref_t &m) {
+  auto *words = static_cast<const int64_t *>(m.descriptor);
+  int64_t *aligned;
+  std::memcpy(&aligned, &words[1], sizeof(aligned));
+  return aligned + words[2];
+}
+
+/// The extra operands of a call.
+struct Operands {
+  const paddle_unranked_memref_t *ops[PADDLE_ONEDNN_MAX_OPERANDS];
+};
+
+/// c[B..., M, N] (+)= a[B..., M, K] * b[B..., K, N], then the program's
+/// post-ops (per-channel operands broadcast along N).
+void matmul(const Logical &a, const Logical &b, const Logical &c,
+            bool accumulate, const Program &prog, const Operands &operands,
+            int64_t *state) {
   int64_t threads = useRuntimeThreads();
+  size_t rank = c.sizes.size();
   Key key{static_cast<int64_t>(Kind::Matmul), threads, accumulate,
-          static_cast<int64_t>(aSizes.size())};
+          static_cast<int64_t>(rank)};
   for (const Dims *v :
-       {&aSizes, &aStrides, &bSizes, &bStrides, &cSizes, &cStrides})
+       {&a.sizes, &a.strides, &b.sizes, &b.strides, &c.sizes, &c.strides})
     key.insert(key.end(), v->begin(), v->end());
+  appendProgram(key, prog);
+  int64_t n = c.sizes[rank - 1];
+  Dims channelDims(rank, 1);
+  channelDims[rank - 1] = n;
+  bool bias = !prog.ops.empty() && prog.ops[0].kind == PADDLE_ONEDNN_POST_BIAS;
+  // Constant 2-D weights take the layout oneDNN prefers, reordered once.
+  bool cacheWeights = prog.constantWeights && rank == 2;
   auto entry = matmulCache().get(key, [&] {
     MatmulEntry e;
-    e.a = plain(aSizes, aStrides);
-    e.b = plain(bSizes, bStrides);
-    e.c = plain(cSizes, cStrides);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c),
-                                    accumulateAttr(accumulate), cpuEngine());
+    e.a = plain(a.sizes, a.strides);
+    e.userB = plain(b.sizes, b.strides);
+    e.b = cacheWeights ? memory::desc(b.sizes, memory::data_type::f32,
+                                      memory::format_tag::any)
+                       : e.userB;
+    e.c = plain(c.sizes, c.strides);
+    memory::desc biasDesc(channelDims, memory::data_type::f32, plainTag(rank));
+    dnnl::primitive_attr attr = postOpsAttr(prog, accumulate, channelDims);
+    dnnl::matmul::primitive_desc pd(
+        bias ? dnnl::matmul::desc(e.a, e.b, biasDesc, e.c)
+             : dnnl::matmul::desc(e.a, e.b, e.c),
+        attr, cpuEngine());
+    e.b = pd.weights_desc();
+    if (e.b != e.userB)
+      e.bIn = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), e.userB,
+                                                          cpuEngine(), e.b));
     e.matmul = dnnl::matmul(pd);
     return e;
   });
   dnnl::engine &engine = cpuEngine();
   dnnl::stream stream(engine);
-  entry->matmul.execute(stream,
-                        {{DNNL_ARG_SRC, memory(entry->a, engine, a)},
-                         {DNNL_ARG_WEIGHTS, memory(entry->b, engine, b)},
-                         {DNNL_ARG_DST, memory(entry->c, engine, c)}});
+  memory userB(entry->userB, engine, b.data);
+  std::shared_ptr<const memory> cached;
+  memory bMem = userB;
+  if (entry->b != entry->userB) {
+    auto reorder = [&] {
+      memory m(entry->b, engine);
+      entry->bIn.execute(stream, const_cast<memory &>(userB), m);
+      stream.wait();
+      return m;
+    };
+    if (cacheWeights) {
+      cached = weightsCache().get(key, b.data, state, reorder);
+      bMem = *cached;
+    } else {
+      bMem = reorder();
+    }
+  }
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, memory(entry->a, engine, a.data)},
+      {DNNL_ARG_WEIGHTS, bMem},
+      {DNNL_ARG_DST, memory(entry->c, engine, c.data)}};
+  if (bias)
+    args.insert(
+        {DNNL_ARG_BIAS,
+         memory(
+             memory::desc(channelDims, memory::data_type::f32, plainTag(rank)),
+             engine, channelData(*operands.ops[prog.ops[0].operand], n))});
+  addPostOpArgs(args, prog, accumulate, operands.ops, n, channelDims, engine);
+  entry->matmul.execute(stream, args);
   stream.wait();
 }
 
@@ -265,14 +536,31 @@ struct ConvProblem {
   Dims strides, dilations;
 };
 
+/// Whether convolutions keep the caller's plain layouts for src and dst
+/// (oneDNN's reference-free gemm or plain-layout kernels) or let oneDNN
+/// choose blocked ones, reordered in and out on each call.
+bool plainConvActivations() {
+  static const bool plain = [] {
+    const char *v = std::getenv("PADDLE_ONEDNN_CONV_LAYOUT");
+    return v && std::string(v) == "plain";
+  }();
+  return plain;
+}
+
 void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
-            bool accumulate) {
+            bool accumulate, const Program &prog, const Operands &operands,
+            int64_t *state) {
   int64_t threads = useRuntimeThreads();
   Key key{static_cast<int64_t>(Kind::Conv), threads, accumulate,
           static_cast<int64_t>(p.weights.size())};
   for (const Dims *v : {&p.src, &p.srcStrides, &p.weights, &p.weightsStrides,
                         &p.dst, &p.dstStrides, &p.strides, &p.dilations})
     key.insert(key.end(), v->begin(), v->end());
+  appendProgram(key, prog);
+  int64_t channels = p.dst[1];
+  Dims channelDims{1, channels, 1, 1};
+  bool bias = !prog.ops.empty() && prog.ops[0].kind == PADDLE_ONEDNN_POST_BIAS;
+  bool plainActivations = plainConvActivations();
   auto entry = convCache().get(key, [&] {
     ConvEntry e;
     e.userSrc = plain(p.src, p.srcStrides);
@@ -284,12 +572,24 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     };
     // oneDNN counts dilation from 0 (no dilation).
     Dims dilations{p.dilations[0] - 1, p.dilations[1] - 1};
-    dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        any(p.src), any(p.weights), any(p.dst), p.strides, dilations,
-        Dims{0, 0}, Dims{0, 0});
+    memory::desc srcDesc = plainActivations ? e.userSrc : any(p.src);
+    memory::desc dstDesc = plainActivations ? e.userDst : any(p.dst);
+    // Weights always take oneDNN's layout: constant ones are reordered once
+    // (WeightsCache), others on each call.
+    memory::desc biasDesc({channels}, memory::data_type::f32,
+                          memory::format_tag::a);
+    auto desc =
+        bias ? dnnl::convolution_forward::desc(
+                   dnnl::prop_kind::forward_inference,
+                   dnnl::algorithm::convolution_direct, srcDesc, any(p.weights),
+                   biasDesc, dstDesc, p.strides, dilations, Dims{0, 0},
+                   Dims{0, 0})
+             : dnnl::convolution_forward::desc(
+                   dnnl::prop_kind::forward_inference,
+                   dnnl::algorithm::convolution_direct, srcDesc, any(p.weights),
+                   dstDesc, p.strides, dilations, Dims{0, 0}, Dims{0, 0});
     dnnl::convolution_forward::primitive_desc pd(
-        desc, accumulateAttr(accumulate), cpuEngine());
+        desc, postOpsAttr(prog, accumulate, channelDims), cpuEngine());
     e.conv = dnnl::convolution_forward(pd);
     e.src = pd.src_desc();
     e.weights = pd.weights_desc();
@@ -307,9 +607,9 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     if (e.reorderDst) {
       e.dstOut = dnnl::reorder(
           dnnl::reorder::primitive_desc(engine, e.dst, engine, e.userDst));
-      if (accumulate)
-        e.dstIn = dnnl::reorder(
-            dnnl::reorder::primitive_desc(engine, e.userDst, engine, e.dst));
+      // The sum post-ops (accumulate, residual) read the output's contents.
+      e.dstIn = dnnl::reorder(
+          dnnl::reorder::primitive_desc(engine, e.userDst, engine, e.dst));
     }
     return e;
   });
@@ -321,18 +621,43 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
   memory userDst(entry->userDst, engine, dst);
   // Buffers in the primitive's layouts, allocated by oneDNN for this call.
   memory srcMem = entry->reorderSrc ? memory(entry->src, engine) : userSrc;
-  memory weightsMem =
-      entry->reorderWeights ? memory(entry->weights, engine) : userWeights;
+  memory weightsMem = userWeights;
+  std::shared_ptr<const memory> cached;
+  if (entry->reorderWeights) {
+    auto reorder = [&] {
+      memory m(entry->weights, engine);
+      entry->weightsIn.execute(stream, userWeights, m);
+      stream.wait();
+      return m;
+    };
+    if (prog.constantWeights) {
+      cached = weightsCache().get(key, weights, state, reorder);
+      weightsMem = *cached;
+    } else {
+      weightsMem = reorder();
+    }
+  }
   memory dstMem = entry->reorderDst ? memory(entry->dst, engine) : userDst;
+  bool readsDst = accumulate;
+  for (const PostOp &op : prog.ops)
+    readsDst |= op.kind == PADDLE_ONEDNN_POST_SUM;
   if (entry->reorderSrc)
     entry->srcIn.execute(stream, userSrc, srcMem);
-  if (entry->reorderWeights)
-    entry->weightsIn.execute(stream, userWeights, weightsMem);
-  if (entry->reorderDst && accumulate)
+  if (entry->reorderDst && readsDst)
     entry->dstIn.execute(stream, userDst, dstMem);
-  entry->conv.execute(stream, {{DNNL_ARG_SRC, srcMem},
-                               {DNNL_ARG_WEIGHTS, weightsMem},
-                               {DNNL_ARG_DST, dstMem}});
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcMem},
+                                       {DNNL_ARG_WEIGHTS, weightsMem},
+                                       {DNNL_ARG_DST, dstMem}};
+  if (bias)
+    args.insert(
+        {DNNL_ARG_BIAS,
+         memory(memory::desc({channels}, memory::data_type::f32,
+                             memory::format_tag::a),
+                engine,
+                channelData(*operands.ops[prog.ops[0].operand], channels))});
+  addPostOpArgs(args, prog, accumulate, operands.ops, channels, channelDims,
+                engine);
+  entry->conv.execute(stream, args);
   if (entry->reorderDst)
     entry->dstOut.execute(stream, dstMem, userDst);
   stream.wait();
@@ -350,100 +675,114 @@ thread_local char errorBuffer[kErrorSize];
 
 extern "C" {
 
-void _mlir_ciface_paddle_onednn_matmul(const paddle_unranked_memref_t *a,
-                                       const paddle_unranked_memref_t *b,
-                                       const paddle_unranked_memref_t *c,
-                                       int64_t aMap, int64_t bMap, int64_t cMap,
-                                       int64_t accumulate) {
+void _mlir_ciface_paddle_onednn_matmul(
+    const paddle_unranked_memref_t *a, const paddle_unranked_memref_t *b,
+    const paddle_unranked_memref_t *c, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t aMap, int64_t bMap,
+    int64_t cMap, int64_t accumulate) {
   bool ok = guarded("matmul", errorBuffer, kErrorSize, [&] {
     int64_t rank = c->rank;
     if (rank < 2 || rank > kMaxDims)
       throw std::invalid_argument("the output has rank " +
                                   std::to_string(rank) + " (2 to 12 needed)");
+    Program prog = readProgram(*program);
     Logical la = logical(*a, aMap, rank), lb = logical(*b, bMap, rank),
             lc = logical(*c, cMap, rank);
     int64_t k = la.sizes[rank - 1];
     if (anyZero(lc.sizes))
       return;
-    if (k == 0) {
+    if (k == 0 && prog.ops.empty()) {
       // An empty sum: zeros, or the accumulated output as it is.
       if (!accumulate)
         zeroFill(lc);
       return;
     }
-    matmul(la.sizes, la.strides, la.data, lb.sizes, lb.strides, lb.data,
-           lc.sizes, lc.strides, lc.data, accumulate != 0);
+    if (k == 0)
+      throw std::invalid_argument("an empty contraction with post-ops");
+    matmul(la, lb, lc, accumulate != 0, prog, Operands{{e0, e1, e2, e3}},
+           stateWord(*state));
   });
   if (!ok)
     fail(errorBuffer);
 }
 
-void _mlir_ciface_paddle_onednn_conv2d(const paddle_memref4d_f32_t *input,
-                                       const paddle_memref4d_f32_t *filter,
-                                       const paddle_memref4d_f32_t *output,
-                                       int64_t strideH, int64_t strideW,
-                                       int64_t dilationH, int64_t dilationW,
-                                       int64_t accumulate) {
-  bool ok = true;
-  const int64_t *os = output->sizes;
-  if (input->sizes[1] == 0) {
-    if (!accumulate)
-      zeroFill<paddle_memref4d_f32_t, 4>(*output);
-  } else if (os[0] && os[1] && os[2] && os[3]) {
-    ok = guarded("conv2d", errorBuffer, kErrorSize, [&] {
-      ConvProblem p{sizesOf<paddle_memref4d_f32_t, 4>(*input),
-                    stridesOf<paddle_memref4d_f32_t, 4>(*input),
-                    sizesOf<paddle_memref4d_f32_t, 4>(*filter),
-                    stridesOf<paddle_memref4d_f32_t, 4>(*filter),
-                    sizesOf<paddle_memref4d_f32_t, 4>(*output),
-                    stridesOf<paddle_memref4d_f32_t, 4>(*output),
-                    {strideH, strideW},
-                    {dilationH, dilationW}};
-      conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output),
-             accumulate != 0);
-    });
-  }
+void _mlir_ciface_paddle_onednn_conv2d(
+    const paddle_memref4d_f32_t *input, const paddle_memref4d_f32_t *filter,
+    const paddle_memref4d_f32_t *output, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t strideH, int64_t strideW,
+    int64_t dilationH, int64_t dilationW, int64_t accumulate) {
+  bool ok = guarded("conv2d", errorBuffer, kErrorSize, [&] {
+    Program prog = readProgram(*program);
+    const int64_t *os = output->sizes;
+    if (!(os[0] && os[1] && os[2] && os[3]))
+      return;
+    if (input->sizes[1] == 0) {
+      if (!prog.ops.empty())
+        throw std::invalid_argument("an empty contraction with post-ops");
+      if (!accumulate)
+        zeroFill<paddle_memref4d_f32_t, 4>(*output);
+      return;
+    }
+    ConvProblem p{sizesOf<paddle_memref4d_f32_t, 4>(*input),
+                  stridesOf<paddle_memref4d_f32_t, 4>(*input),
+                  sizesOf<paddle_memref4d_f32_t, 4>(*filter),
+                  stridesOf<paddle_memref4d_f32_t, 4>(*filter),
+                  sizesOf<paddle_memref4d_f32_t, 4>(*output),
+                  stridesOf<paddle_memref4d_f32_t, 4>(*output),
+                  {strideH, strideW},
+                  {dilationH, dilationW}};
+    conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
+           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
+  });
   if (!ok)
     fail(errorBuffer);
 }
 
 void _mlir_ciface_paddle_onednn_conv2d_grouped(
     const paddle_memref5d_f32_t *input, const paddle_memref5d_f32_t *filter,
-    const paddle_memref5d_f32_t *output, int64_t strideH, int64_t strideW,
+    const paddle_memref5d_f32_t *output, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t strideH, int64_t strideW,
     int64_t dilationH, int64_t dilationW, int64_t accumulate) {
-  bool ok = true;
-  const int64_t *is = input->sizes, *os = output->sizes;
-  if (is[2] == 0) {
-    if (!accumulate)
-      zeroFill<paddle_memref5d_f32_t, 5>(*output);
-  } else if (os[0] && os[1] && os[2] && os[3] && os[4]) {
-    if (!mergeable(is, input->strides, 1) ||
-        !mergeable(os, output->strides, 1)) {
-      // The pass passes only contiguous channel dims (identity layouts).
-      std::snprintf(errorBuffer, kErrorSize,
-                    "oneDNN grouped conv2d: the group and channel dims of "
-                    "the input and output must be contiguous");
-      ok = false;
-    } else {
-      ok = guarded("grouped conv2d", errorBuffer, kErrorSize, [&] {
-        const int64_t *ist = input->strides, *ost = output->strides;
-        ConvProblem p{{is[0], is[1] * is[2], is[3], is[4]},
-                      {ist[0], ist[2], ist[3], ist[4]},
-                      sizesOf<paddle_memref5d_f32_t, 5>(*filter),
-                      stridesOf<paddle_memref5d_f32_t, 5>(*filter),
-                      {os[0], os[1] * os[2], os[3], os[4]},
-                      {ost[0], ost[2], ost[3], ost[4]},
-                      {strideH, strideW},
-                      {dilationH, dilationW}};
-        conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output),
-               accumulate != 0);
-      });
+  bool ok = guarded("grouped conv2d", errorBuffer, kErrorSize, [&] {
+    Program prog = readProgram(*program);
+    const int64_t *is = input->sizes, *os = output->sizes;
+    if (!(os[0] && os[1] && os[2] && os[3] && os[4]))
+      return;
+    if (is[2] == 0) {
+      if (!prog.ops.empty())
+        throw std::invalid_argument("an empty contraction with post-ops");
+      if (!accumulate)
+        zeroFill<paddle_memref5d_f32_t, 5>(*output);
+      return;
     }
-  }
+    // The pass passes only contiguous channel dims (identity layouts).
+    if (!mergeable(is, input->strides, 1) || !mergeable(os, output->strides, 1))
+      throw std::invalid_argument("the group and channel dims of the input "
+                                  "and output must be contiguous");
+    const int64_t *ist = input->strides, *ost = output->strides;
+    ConvProblem p{{is[0], is[1] * is[2], is[3], is[4]},
+                  {ist[0], ist[2], ist[3], ist[4]},
+                  sizesOf<paddle_memref5d_f32_t, 5>(*filter),
+                  stridesOf<paddle_memref5d_f32_t, 5>(*filter),
+                  {os[0], os[1] * os[2], os[3], os[4]},
+                  {ost[0], ost[2], ost[3], ost[4]},
+                  {strideH, strideW},
+                  {dilationH, dilationW}};
+    conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
+           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
+  });
   if (!ok)
     fail(errorBuffer);
 }
 
 int64_t paddle_onednn_primitives_created(void) { return primitivesCreated; }
+
+int64_t paddle_onednn_weight_reorders(void) { return weightReorders; }
 
 } // extern "C"

@@ -5,7 +5,7 @@
 // A zero-filled output: the fill goes, the kernel overwrites (accumulate 0).
 // Matmuls pass unranked memrefs and, per operand, the memref dim of each
 // logical dim + 1 in 4 bits: a (m, k) = 0x21, b (k, n) = 0x21, c (m, n) = 0x21.
-// CHECK-DAG: func.func private @paddle_onednn_matmul(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @paddle_onednn_matmul(memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xi64>, memref<*xi64>, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @matmul_filled
 // CHECK-SAME: (%[[A:.*]]: memref<64x128xf32>, %[[B:.*]]: memref<128x32xf32>, %[[C:.*]]: memref<64x32xf32>)
 // CHECK-NOT: linalg.fill
@@ -16,7 +16,7 @@
 // CHECK: %[[MB:.*]] = arith.constant 33 : i64
 // CHECK: %[[MC:.*]] = arith.constant 33 : i64
 // CHECK: %[[ACC:.*]] = arith.constant 0 : i64
-// CHECK: call @paddle_onednn_matmul(%[[CA]], %[[CB]], %[[CC]], %[[MA]], %[[MB]], %[[MC]], %[[ACC]])
+// CHECK: call @paddle_onednn_matmul(%[[CA]], %[[CB]], %[[CC]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[MA]], %[[MB]], %[[MC]], %[[ACC]])
 // CHECK-NOT: linalg.matmul
 // HIGH-LABEL: func.func @matmul_filled
 // HIGH: linalg.fill
@@ -34,7 +34,7 @@ func.func @matmul_filled(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c: mem
 // CHECK-LABEL: func.func @matmul_accumulate
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<64x32xf32>)
 // CHECK: %[[ACC:.*]] = arith.constant 1 : i64
-// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]])
+// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]])
 func.func @matmul_accumulate(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c: memref<64x32xf32>) {
   %one = arith.constant 1.0 : f32
   linalg.fill ins(%one : f32) outs(%c : memref<64x32xf32>)
@@ -50,7 +50,7 @@ func.func @matmul_accumulate(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c:
 // CHECK: linalg.fill
 // CHECK: memref.store
 // CHECK: %[[ACC:.*]] = arith.constant 1 : i64
-// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]])
+// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]])
 func.func @matmul_fill_elsewhere(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c: memref<64x32xf32>) {
   %zero = arith.constant 0.0 : f32
   %i = arith.constant 0 : index
@@ -124,7 +124,7 @@ func.func @strides(%big: memref<64x128xf32>, %b: memref<64x64xf32>, %c: memref<6
 // CHECK: %[[MB:.*]] = arith.constant 801 : i64
 // CHECK: %[[MC:.*]] = arith.constant 801 : i64
 // CHECK: %[[ACC:.*]] = arith.constant 0 : i64
-// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %[[MA]], %[[MB]], %[[MC]], %[[ACC]])
+// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[MA]], %[[MB]], %[[MC]], %[[ACC]])
 // CHECK-NOT: linalg.batch_matmul
 func.func @batch_matmul(%a: memref<8x64x32xf32>, %b: memref<8x32x64xf32>, %c: memref<8x64x64xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -146,7 +146,7 @@ func.func @batch_matmul(%a: memref<8x64x32xf32>, %b: memref<8x32x64xf32>, %c: me
 // CHECK: %[[MA:.*]] = arith.constant 801 : i64
 // CHECK: %[[MB:.*]] = arith.constant 288 : i64
 // CHECK: %[[MC:.*]] = arith.constant 801 : i64
-// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %[[MA]], %[[MB]], %[[MC]], %{{.*}})
+// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[MA]], %[[MB]], %[[MC]], %{{.*}})
 // CHECK-NOT: linalg.generic
 func.func @generic_contraction(%a: memref<4x64x32xf32>, %w: memref<48x32xf32>, %c: memref<4x64x48xf32>) {
   linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
@@ -184,14 +184,14 @@ func.func @max_plus(%a: memref<64x32xf32>, %b: memref<32x48xf32>, %c: memref<64x
 // -----
 
 // Convolutions pass strides and dilations (h, w), then accumulate.
-// CHECK-DAG: func.func private @paddle_onednn_conv2d(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @paddle_onednn_conv2d(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xi64>, memref<*xi64>, i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @conv
 // CHECK-DAG: %[[SH:.*]] = arith.constant 2 : i64
 // CHECK-DAG: %[[SW:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[DH:.*]] = arith.constant 3 : i64
 // CHECK-DAG: %[[DW:.*]] = arith.constant 2 : i64
 // CHECK-DAG: %[[ACC:.*]] = arith.constant 0 : i64
-// CHECK: call @paddle_onednn_conv2d(%{{.*}}, %{{.*}}, %{{.*}}, %[[SH]], %[[SW]], %[[DH]], %[[DW]], %[[ACC]])
+// CHECK: call @paddle_onednn_conv2d(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SH]], %[[SW]], %[[DH]], %[[DW]], %[[ACC]])
 // CHECK-NOT: linalg.conv_2d
 func.func @conv(%in: memref<1x16x32x32xf32>, %f: memref<32x16x3x3xf32>, %out: memref<1x32x13x28xf32>) {
   %zero = arith.constant 0.0 : f32

@@ -336,6 +336,16 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     kernel overwrites the output (accumulate = 0); otherwise oneDNN adds to
     it (a sum post-op).
 
+    Every call also takes four unranked f32 extra operands, an i64 state
+    word (a mutable global per call site) and a post-op program (a
+    constant i64 global; onednn.h). With `fuse`, an elementwise
+    `linalg.generic` that is the only reader of a zero-initialized result
+    and whose body is a chain oneDNN post-ops express (per-channel bias,
+    scale, shift; scalar affine; relu, clamp, tanh, sigmoid, gelu; a
+    residual sum) is folded into the call, which then writes the generic's
+    output (docs/onednn.md, "Fused post-ops"). Constant-global weights set
+    the program's flag, and the runtime reorders them once per module.
+
     Which ops are worth a call: with `force`, every supported op; otherwise
     those of at least `min-flops` floating-point operations, counting each
     dynamic dim as 1. (The cost model will make this choice; see
@@ -359,6 +369,9 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
   let options = [
     Option<"force", "force", "bool", "false",
            "Rewrite every supported op, whatever its size">,
+    Option<"fuse", "fuse", "bool", "true",
+           "Fuse an elementwise linalg.generic reading the result into the "
+           "call as oneDNN post-ops">,
     Option<"minFlops", "min-flops", "int64_t", "100000",
            "Smallest problem (floating-point operations) given to oneDNN "
            "unless force is set">,

@@ -49,6 +49,31 @@ typedef struct paddle_unranked_memref {
   void *descriptor;
 } paddle_unranked_memref_t;
 
+/* Post-ops: every kernel runs its op, then a fused epilogue described by
+ * `program`, a rank-1 i64 memref
+ *   {flags, count, count x {kind, operand, alpha, beta}}
+ * (alpha and beta are the bits of doubles; flags bit 0: the weights operand
+ * is a constant, so its reordered form is cached, keyed by its address and
+ * the call site's `state`, an i64 memref of one element that starts at 0 in
+ * each loaded module). `operand` indexes e0..e3, the extra operands: per-
+ * channel vectors of C elements (any rank, one dim of C with stride 1),
+ * C being the conv's output channels or the matmul's N. Unused extra
+ * operands may be any memref. Kinds, applied in order to the result y: */
+#define PADDLE_ONEDNN_POST_LINEAR 1    /* y = alpha * y + beta */
+#define PADDLE_ONEDNN_POST_RELU 2      /* y = max(y, 0) */
+#define PADDLE_ONEDNN_POST_CLIP 3      /* y = min(max(y, alpha), beta) */
+#define PADDLE_ONEDNN_POST_TANH 4      /* y = tanh(y) */
+#define PADDLE_ONEDNN_POST_SIGMOID 5   /* y = 1 / (1 + exp(-y)) */
+#define PADDLE_ONEDNN_POST_GELU_ERF 6  /* y = y / 2 * (1 + erf(y / sqrt 2)) */
+#define PADDLE_ONEDNN_POST_GELU_TANH 7 /* the tanh approximation */
+#define PADDLE_ONEDNN_POST_BIAS 8      /* y += v[c] (first only) */
+#define PADDLE_ONEDNN_POST_ADD 9       /* y += v[c] */
+#define PADDLE_ONEDNN_POST_MUL 10      /* y *= v[c] */
+#define PADDLE_ONEDNN_POST_SUB 11      /* y -= v[c] */
+#define PADDLE_ONEDNN_POST_SUM 12      /* y += the output's prior contents */
+#define PADDLE_ONEDNN_MAX_POST_OPS 16
+#define PADDLE_ONEDNN_MAX_OPERANDS 4
+
 /* A matmul with L - 2 batch dims (L <= 12) in logical dims
  *   c[batch..., M, N] (+)= sum over K of a[batch..., M, K] * b[batch..., K, N]
  * where each operand's logical dim i is its memref dim ((map >> 4 i) & 15) - 1,
@@ -56,28 +81,38 @@ typedef struct paddle_unranked_memref {
  * rank. Covers linalg.matmul, linalg.batch_matmul and the generic
  * contractions (folded, broadcast or transposed batches) that
  * paddle-use-onednn matches. */
-void _mlir_ciface_paddle_onednn_matmul(const paddle_unranked_memref_t *a,
-                                       const paddle_unranked_memref_t *b,
-                                       const paddle_unranked_memref_t *c,
-                                       int64_t a_map, int64_t b_map,
-                                       int64_t c_map, int64_t accumulate);
+void _mlir_ciface_paddle_onednn_matmul(
+    const paddle_unranked_memref_t *a, const paddle_unranked_memref_t *b,
+    const paddle_unranked_memref_t *c, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t a_map, int64_t b_map,
+    int64_t c_map, int64_t accumulate);
 
 /* linalg.conv_2d_nchw_fchw (no padding: the input is padded before):
  * out[N, F, OH, OW] (+)= sum over c, kh, kw of
  *   in[N, c, oh * sh + kh * dh, ow * sw + kw * dw] * filter[F, c, kh, kw]. */
-void _mlir_ciface_paddle_onednn_conv2d(const paddle_memref4d_f32_t *input,
-                                       const paddle_memref4d_f32_t *filter,
-                                       const paddle_memref4d_f32_t *output,
-                                       int64_t stride_h, int64_t stride_w,
-                                       int64_t dilation_h, int64_t dilation_w,
-                                       int64_t accumulate);
+void _mlir_ciface_paddle_onednn_conv2d(
+    const paddle_memref4d_f32_t *input, const paddle_memref4d_f32_t *filter,
+    const paddle_memref4d_f32_t *output, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t accumulate);
 
 /* linalg.conv_2d_ngchw_gfchw, the grouped form: input [N, G, C, H, W],
  * filter [G, F, C, KH, KW], output [N, G, F, OH, OW]. */
 void _mlir_ciface_paddle_onednn_conv2d_grouped(
     const paddle_memref5d_f32_t *input, const paddle_memref5d_f32_t *filter,
-    const paddle_memref5d_f32_t *output, int64_t stride_h, int64_t stride_w,
+    const paddle_memref5d_f32_t *output, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w, int64_t accumulate);
+
+/* Constant weights reordered into oneDNN's layout since the process started
+ * (weight cache misses), for tests. */
+int64_t paddle_onednn_weight_reorders(void);
 
 /* Primitives created since the process started (cache misses), for tests. */
 int64_t paddle_onednn_primitives_created(void);
