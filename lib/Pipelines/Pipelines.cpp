@@ -124,6 +124,10 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   pm.addPass(createAsyncRuntimeRefCountingPass());
   pm.addPass(createAsyncRuntimeRefCountingOptPass());
   pm.addPass(createLowerRuntimeChecksPass());
+  // Weights as flat byte arrays: cheap to translate to LLVM IR and to emit
+  // (docs/compile-time.md). After paddle-use-onednn, which finds weights
+  // through their get_globals.
+  pm.addPass(createFlattenConstantGlobalsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;
