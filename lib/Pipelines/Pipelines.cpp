@@ -120,6 +120,10 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(paddle::createAsyncParallelForPass(getParallelForOptions()));
   pm.addPass(createAsyncToAsyncRuntimePass());
+  // Equal kernels (the same op on the same shapes, as repeated blocks of a
+  // model make) outline to equal functions: keep one of each, so LLVM
+  // optimizes and compiles it once (docs/compile-time.md).
+  pm.addPass(createDedupFunctionsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createAsyncRuntimeRefCountingPass());
   pm.addPass(createAsyncRuntimeRefCountingOptPass());

@@ -307,6 +307,33 @@ def AsyncParallelForPass
                            "::mlir::func::FuncDialect"];
 }
 
+def DedupFunctionsPass : Pass<"paddle-dedup-functions", "::mlir::ModuleOp"> {
+  let summary = "Keep one of each set of equal private functions.";
+  let description = [{
+    Compile time (docs/compile-time.md). The kernels of a model outline to
+    private functions (async-parallel-for's compute and dispatch functions,
+    the coroutines of async.execute); repeated blocks of a model (the same
+    op on the same shapes) make equal ones, which LLVM would otherwise
+    optimize and compile once each. Unlike upstream
+    `duplicate-function-elimination`, two functions that call themselves
+    (the recursive dispatch functions) are equal when they differ only in
+    their own name; and merging callees, which makes their callers equal,
+    repeats until nothing changes. The first function of each set stays,
+    the others are erased and every reference to them is redirected.
+
+    ```mlir
+    func.func private @f(%x: f32) -> f32 { ... call @f ... }
+    func.func private @f_0(%x: f32) -> f32 { ... call @f_0 ... }  // same body
+    func.func @main(...) { call @f(...) call @f_0(...) }
+    ```
+    becomes
+    ```mlir
+    func.func private @f(%x: f32) -> f32 { ... call @f ... }
+    func.func @main(...) { call @f(...) call @f(...) }
+    ```
+  }];
+}
+
 def FlattenConstantGlobalsPass
     : Pass<"paddle-flatten-constant-globals", "::mlir::ModuleOp"> {
   let summary = "Store constant memref.globals as flat byte arrays.";
