@@ -148,10 +148,18 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(paddle::createAsyncParallelForPass(getParallelForOptions()));
   pm.addPass(createAsyncToAsyncRuntimePass());
+  // Equal kernels (the same op on the same shapes, as repeated blocks of a
+  // model make) outline to equal functions: keep one of each, so LLVM
+  // optimizes and compiles it once (docs/compile-time.md).
+  pm.addPass(createDedupFunctionsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createAsyncRuntimeRefCountingPass());
   pm.addPass(createAsyncRuntimeRefCountingOptPass());
   pm.addPass(createLowerRuntimeChecksPass());
+  // Weights as flat byte arrays: cheap to translate to LLVM IR and to emit
+  // (docs/compile-time.md). After paddle-use-onednn, which finds weights
+  // through their get_globals.
+  pm.addPass(createFlattenConstantGlobalsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;

@@ -309,6 +309,73 @@ def AsyncParallelForPass
                            "::mlir::func::FuncDialect"];
 }
 
+def DedupFunctionsPass : Pass<"paddle-dedup-functions", "::mlir::ModuleOp"> {
+  let summary = "Keep one of each set of equal private functions.";
+  let description = [{
+    Compile time (docs/compile-time.md). The kernels of a model outline to
+    private functions (async-parallel-for's compute and dispatch functions,
+    the coroutines of async.execute); repeated blocks of a model (the same
+    op on the same shapes) make equal ones, which LLVM would otherwise
+    optimize and compile once each. Unlike upstream
+    `duplicate-function-elimination`, two functions that call themselves
+    (the recursive dispatch functions) are equal when they differ only in
+    their own name; and merging callees, which makes their callers equal,
+    repeats until nothing changes. The first function of each set stays,
+    the others are erased and every reference to them is redirected.
+
+    ```mlir
+    func.func private @f(%x: f32) -> f32 { ... call @f ... }
+    func.func private @f_0(%x: f32) -> f32 { ... call @f_0 ... }  // same body
+    func.func @main(...) { call @f(...) call @f_0(...) }
+    ```
+    becomes
+    ```mlir
+    func.func private @f(%x: f32) -> f32 { ... call @f ... }
+    func.func @main(...) { call @f(...) call @f(...) }
+    ```
+  }];
+}
+
+def FlattenConstantGlobalsPass
+    : Pass<"paddle-flatten-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "Store constant memref.globals as flat byte arrays.";
+  let description = [{
+    Compile time of models with large weights (docs/compile-time.md).
+    Translation to LLVM IR turns a rank-N constant into nested LLVM arrays:
+    one uniqued `ConstantDataArray` per innermost row (3 floats for a 3x3
+    kernel) and one uniqued `ConstantArray` per outer row, millions of
+    constants for a ResNet; and the code generator writes a float array one
+    element at a time. A flat `i8` array is one constant, which the code
+    generator writes as one block of bytes.
+
+    Each private constant `memref.global` with a non-splat dense initial
+    value of static shape, identity layout and an int or float element type
+    of whole bytes becomes a 1-D `i8` global holding the same bytes (the
+    raw data of the attribute: no reordering, so numerics are unchanged),
+    aligned at least as its element type needs and at least 16 bytes; each
+    `memref.get_global` of it becomes a `memref.view` of the byte global
+    with the original type. Run on buffers, after passes that look for
+    weights through `memref.get_global` of the original type
+    (paddle-use-onednn), before `memref` is lowered to LLVM.
+
+    ```mlir
+    memref.global "private" constant @w : memref<2x3xf32> = dense<...>
+        {alignment = 64 : i64}
+    %w = memref.get_global @w : memref<2x3xf32>
+    ```
+    becomes
+    ```mlir
+    memref.global "private" constant @w : memref<24xi8> = dense<...>
+        {alignment = 64 : i64}
+    %c0 = arith.constant 0 : index
+    %bytes = memref.get_global @w : memref<24xi8>
+    %w = memref.view %bytes[%c0][] : memref<24xi8> to memref<2x3xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
   let summary = "Run large f32 matmuls and convolutions through oneDNN.";
   let description = [{
