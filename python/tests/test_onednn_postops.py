@@ -79,9 +79,19 @@ EPILOGUES = [
 
 
 def program_counts(text):
-    """Post-op counts of the oneDNN calls' programs in lowered IR."""
-    return [int(m.group(1)) for m in
-            re.finditer(r"@__paddle_onednn_program\w*\(dense<\[\d+, (\d+)", text)]
+    """Post-op counts of the oneDNN calls' programs in lowered IR. The
+    programs are i64 arrays (flags, count, ...); paddle-flatten-constant-globals
+    turns them into byte globals, so both forms are read."""
+    counts = []
+    for m in re.finditer(r"@__paddle_onednn_program\w*\(dense<\[([-\d, ]+)\]> : tensor<\d+x(i\d+)>",
+                         text):
+        values = [int(v) for v in m.group(1).split(",")]
+        if m.group(2) == "i8":
+            raw = bytes(v & 0xFF for v in values)
+            values = [int.from_bytes(raw[i:i + 8], "little", signed=True)
+                      for i in range(0, len(raw), 8)]
+        counts.append(values[1])
+    return counts
 
 
 def epilogue_module(kind, name, body, rng):

@@ -48,6 +48,11 @@ namespace {
 
 bool hasReduction(linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; }
 
+bool isContraction(linalg::LinalgOp op) {
+  return linalg::isaContractionOpInterface(op) ||
+         linalg::isaConvolutionOpInterface(op);
+}
+
 /// Whether the body of `op` only moves its input (a broadcast or transpose):
 /// fusing it where it is read broadcast recomputes nothing.
 bool isCopy(Operation *op) {
@@ -142,10 +147,8 @@ private:
 LogicalResult LowerFusionPass::simplify(FusionOp fusion) {
   MLIRContext *ctx = &getContext();
   bool hasContraction = false;
-  fusion.getBody().walk([&](linalg::LinalgOp op) {
-    hasContraction |= linalg::isaContractionOpInterface(op) ||
-                      linalg::isaConvolutionOpInterface(op);
-  });
+  fusion.getBody().walk(
+      [&](linalg::LinalgOp op) { hasContraction |= isContraction(op); });
   auto addCleanups = [&](RewritePatternSet &patterns) {
     tensor::populateFoldTensorEmptyPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
@@ -179,6 +182,11 @@ LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
   };
   if (llvm::count_if(linalgOps, isComputation) < 2 ||
       llvm::none_of(linalgOps, hasReduction))
+    return success();
+  // A matmul/conv group stays whole: the library path takes the contraction
+  // with its epilogue as post-ops, and paddle-tile-and-vectorize tiles the
+  // contraction itself (a row loop here would split it into small calls).
+  if (llvm::any_of(linalgOps, isContraction))
     return success();
   YieldOp yield = fusion.getYield();
   if (yield.getNumOperands() != 1)
