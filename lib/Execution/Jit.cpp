@@ -28,9 +28,8 @@ JitModule::~JitModule() {
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
-JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
-                  LibraryChoice library, bool tileAndVectorize,
-                  Precision precision) {
+JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
+  unsigned optLevel = jitOptions.optLevel;
   std::unique_ptr<JitModule> jit(new JitModule());
   auto functions = collectSignatures(module);
   if (!functions)
@@ -49,10 +48,11 @@ JitModule::create(ModuleOp module, unsigned optLevel, bool instrumentKernels,
     });
     PassManager pm(module.getContext());
     CpuPipelineOptions pipelineOptions;
-    pipelineOptions.instrumentKernels = instrumentKernels;
-    pipelineOptions.tileAndVectorize = tileAndVectorize;
-    pipelineOptions.library = library;
-    pipelineOptions.precision = precision;
+    pipelineOptions.instrumentKernels = jitOptions.instrumentKernels;
+    pipelineOptions.tileAndVectorize = jitOptions.tileAndVectorize;
+    pipelineOptions.library = jitOptions.library;
+    pipelineOptions.precision = jitOptions.precision;
+    pipelineOptions.fuse = jitOptions.fuse;
     buildCpuPipeline(pm, pipelineOptions);
     if (failed(pm.run(module)))
       return makeError("lowering with paddle-cpu-pipeline failed:\n" +

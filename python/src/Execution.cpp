@@ -262,7 +262,7 @@ struct Executable {
 std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
                                     int64_t memoryLimit,
                                     const std::string &library,
-                                    const std::string &precision) {
+                                    const std::string &precision, bool fuse) {
   if (optLevel > 3)
     throw py::value_error("opt_level must be 0, 1, 2 or 3");
   std::optional<LibraryChoice> libraryChoice = parseLibraryChoice(library);
@@ -279,9 +279,12 @@ std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
   // JitModule::create lowers in place: the caller's module stays
   // paddle-level.
   OwningOpRef<ModuleOp> clone = m.get().clone();
-  auto jit = JitModule::create(*clone, optLevel, /*instrumentKernels=*/false,
-                               *libraryChoice, /*tileAndVectorize=*/true,
-                               *precisionChoice);
+  mlir::paddle::JitOptions jitOptions;
+  jitOptions.optLevel = optLevel;
+  jitOptions.library = *libraryChoice;
+  jitOptions.precision = *precisionChoice;
+  jitOptions.fuse = fuse;
+  auto jit = JitModule::create(*clone, jitOptions);
   if (!jit)
     capture.fail("compilation failed: " + llvm::toString(jit.takeError()));
   auto result = std::make_unique<Executable>();
@@ -323,7 +326,7 @@ void bindExecution(py::module_ &m) {
       });
   m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,
         py::arg("memory_limit") = 0, py::arg("library") = "auto",
-        py::arg("precision") = "f32",
+        py::arg("precision") = "f32", py::arg("fuse") = true,
         "Lowers a clone of `module` with the CPU pipeline and JIT-compiles "
         "it");
   m.def(

@@ -234,3 +234,26 @@ def test_fusion_in_cost_report(tmp_path):
     assert int(group[0].split()[-3]) == 4 * (3 * 32 * 768 + 2 * 768)
     assert any("paddle.layer_norm" in l for l in lines)
     assert "(1 ops)" in lines[-1]
+
+
+@pytest.mark.parametrize("name", ["softmax with scale and mask",
+                                  "layer_norm with residual",
+                                  "matmul epilogue"])
+def test_fuse_off_matches(tmp_path, name):
+    # --fuse=0 (upstream elementwise fusion only) and the default agree with
+    # each other and with numpy; _core.compile(fuse=False) is the same switch.
+    text, make_inputs, reference, _ = CASES[name]
+    inputs = make_inputs()
+    (tmp_path / "on").mkdir()
+    (tmp_path / "off").mkdir()
+    (on,) = run_module(tmp_path / "on", text, inputs)
+    (off,) = run_module(tmp_path / "off", text, inputs, extra_args=["--fuse=0"])
+    want = reference(*[x.astype(np.float64) for x in inputs])
+    np.testing.assert_allclose(off, want, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(on, off, rtol=RTOL, atol=ATOL)
+
+    from paddle_mlir import _core
+    ctx = _core.Context()
+    module = _core.Module.parse(ctx, text)
+    got = _core.compile(module, fuse=False).run("main", inputs)[0]
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)

@@ -73,3 +73,18 @@ func.func @matmul_group(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>, %b: tensor
   return %3 : tensor<64x64xf32>
 }
 
+
+// -----
+
+// A transposed constant weight (ONNX Gemm with transB) is folded at compile
+// time: no transpose is left to run on every call.
+// CHECK-LABEL: func.func @transposed_constant_weight
+// CHECK-NOT: linalg.transpose
+// CHECK: arith.constant dense<{{\[}}[1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK: linalg.matmul
+func.func @transposed_constant_weight(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %w = paddle.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %t = paddle.transpose %w perm = [1, 0] : tensor<2x2xf32> -> tensor<2x2xf32>
+  %0 = paddle.matmul %x, %t : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}

@@ -81,6 +81,12 @@ static cl::opt<std::string> precision(
     cl::desc("Input precision of f32 matmuls and convolutions: f32, or bf16 "
              "(bf16 inputs, f32 accumulation and result); see docs/bf16.md"),
     cl::init("f32"));
+static cl::opt<bool>
+    fuse("fuse",
+         cl::desc("Group ops into fused kernels by the cost model (default "
+                  "on; =0: upstream elementwise fusion only); see "
+                  "docs/fusion.md"),
+         cl::init(true));
 static cl::opt<bool> tileAndVectorize(
     "tile-and-vectorize",
     cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
@@ -575,6 +581,7 @@ int main(int argc, char **argv) {
   pipelineOptions.tileAndVectorize = tileAndVectorize;
   pipelineOptions.library = *libraryChoice;
   pipelineOptions.precision = *precisionChoice;
+  pipelineOptions.fuse = fuse;
   paddle::buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");

@@ -85,6 +85,12 @@ static cl::opt<bool> tileAndVectorize(
     cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
              "(default on; =0 compiles every op to scalar loops)"),
     cl::init(true));
+static cl::opt<bool>
+    fuse("fuse",
+         cl::desc("Group ops into fused kernels by the cost model (default "
+                  "on; =0: upstream elementwise fusion only); see "
+                  "docs/fusion.md"),
+         cl::init(true));
 // libMLIR already registers a hidden cl::opt named "threads", so --threads
 // is taken out of argv before LLVM parses it (see takeThreadsFlag).
 static cl::extrahelp
@@ -281,10 +287,13 @@ int main(int argc, char **argv) {
     // paddle-run writes every result, and --bench and --concurrency call the
     // function repeatedly on the same inputs: run without donation.
     paddle::dropDonationRequests((*source)->get());
-    auto jit = paddle::JitModule::create(
-        (*source)->get(), /*optLevel=*/3,
-        /*instrumentKernels=*/!tracePath.empty(), *libraryChoice,
-        tileAndVectorize, *precisionChoice);
+    paddle::JitOptions options;
+    options.instrumentKernels = !tracePath.empty();
+    options.library = *libraryChoice;
+    options.tileAndVectorize = tileAndVectorize;
+    options.precision = *precisionChoice;
+    options.fuse = fuse;
+    auto jit = paddle::JitModule::create((*source)->get(), options);
     if (!jit)
       return fail(llvm::toString(jit.takeError()));
     auto executable = paddle::JitModule::toExecutable(std::move(*jit));

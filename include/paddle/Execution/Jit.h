@@ -29,21 +29,31 @@ namespace paddle {
 /// One callable function of a JIT-compiled module.
 using JitFunction = FunctionSignature;
 
+/// How JitModule::create compiles; the pipeline fields are those of
+/// CpuPipelineOptions.
+struct JitOptions {
+  /// LLVM optimization level (0-3) of the JIT's optimizer and code generator.
+  unsigned optLevel = 3;
+  /// Every kernel records trace events in traced sessions (kernelNames()).
+  bool instrumentKernels = false;
+  /// oneDNN or generated code for matmul and conv (docs/onednn.md).
+  LibraryChoice library = LibraryChoice::Auto;
+  /// false: scalar loops for every op (tile-and-vectorize=0).
+  bool tileAndVectorize = true;
+  /// Input precision of matmul and conv (docs/bf16.md).
+  Precision precision = Precision::F32;
+  /// Cost-model fusion groups (docs/fusion.md); false: upstream
+  /// elementwise fusion only.
+  bool fuse = true;
+};
+
 class JitModule {
 public:
   /// Lowers `module` (in place) with the CPU pipeline and JIT-compiles it.
   /// Every public function must take and return ranked tensors of supported
   /// element types; errors name the function and argument.
-  /// With `instrumentKernels`, every kernel records trace events in traced
-  /// sessions (see kernelNames()). `library` chooses oneDNN or generated
-  /// code for matmul and conv (CpuPipelineOptions::library);
-  /// `tileAndVectorize` = false selects the scalar loops for every op
-  /// (paddle-cpu-pipeline{tile-and-vectorize=0}); `precision` is
-  /// CpuPipelineOptions::precision (docs/bf16.md).
   static llvm::Expected<std::unique_ptr<JitModule>>
-  create(ModuleOp module, unsigned optLevel = 3, bool instrumentKernels = false,
-         LibraryChoice library = LibraryChoice::Auto,
-         bool tileAndVectorize = true, Precision precision = Precision::F32);
+  create(ModuleOp module, const JitOptions &options = {});
   ~JitModule();
 
   /// The function named `name`, or, when `name` is empty and the module has

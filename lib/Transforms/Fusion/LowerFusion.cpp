@@ -12,7 +12,8 @@
 //
 // Outside the groups, elementwise fusion runs with a conservative rule: a
 // producer with one use is fused unless its consumer reads it broadcast and
-// it computes more than a copy (paddle-fuse made the cost-based choices).
+// it computes more than a copy (paddle-fuse made the cost-based choices);
+// linalg ops on constants (transposed weights) are folded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -256,6 +257,10 @@ void LowerFusionPass::runOnOperation() {
   // Elementwise fusion between what the groups left.
   RewritePatternSet patterns(&getContext());
   linalg::populateElementwiseOpsFusionPatterns(patterns, fuseOutsideGroups);
+  // Transposes and reshapes of constant weights (ONNX Gemm's transB) fold
+  // at compile time instead of running on every call.
+  linalg::populateConstantFoldLinalgOperations(
+      patterns, [](OpOperand *) { return true; });
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                     fuseOutsideGroups);
   tensor::populateFoldTensorEmptyPatterns(patterns);
