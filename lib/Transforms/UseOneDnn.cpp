@@ -902,8 +902,12 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     SymbolTable table(module);
     symbols = &table;
     SmallVector<linalg::LinalgOp> candidates;
+    // Only the convolutions and matmuls: a rewrite erases the zero fill and
+    // the epilogue generic after its op, which must not be visited later.
     module.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>())
+      if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>() &&
+          (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op) ||
+           matchMatmul(op)))
         candidates.push_back(op);
     });
     for (linalg::LinalgOp op : candidates) {
