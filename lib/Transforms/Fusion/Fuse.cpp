@@ -134,14 +134,15 @@ bool FusePass::isProfitable(Operation *op, ArrayRef<Operation *> users) const {
   // Recomputation only happens for elementwise producers read broadcast:
   // reductions and contractions are computed once per tile.
   double extraFlops = 0;
+  OpCost cost;
   if (roleOf(op) == Role::Elementwise) {
+    cost = estimateOp(op);
     for (Operation *user : users) {
       auto userType = cast<RankedTensorType>(user->getResult(0).getType());
       if (userType.getShape() ==
           cast<RankedTensorType>(result.getType()).getShape())
         continue;
       std::optional<double> consumed = numElements(user->getResult(0));
-      OpCost cost = estimateOp(op);
       // Without static sizes the recomputation cannot be bounded.
       if (!produced || !consumed || !cost.known)
         return false;
@@ -156,7 +157,6 @@ bool FusePass::isProfitable(Operation *op, ArrayRef<Operation *> users) const {
       *produced *
       (getElementTypeOrSelf(result.getType()).getIntOrFloatBitWidth() / 8.0) *
       (1 + users.size());
-  OpCost cost = estimateOp(op);
   double extraSeconds = extraFlops / spec->peakFlops(cost.computeType);
   double savedSeconds = savedBytes / bandwidthFor(savedBytes, *spec);
   LLVM_DEBUG(llvm::dbgs() << "fuse " << op->getName() << ": recompute "
