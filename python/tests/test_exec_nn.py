@@ -88,6 +88,16 @@ MATMUL_CASES = [
     ((2, 3, 4), (4,), (0, 2), (0,)),
     ((4, 1, 3, 5), (2, 5, 3), (0, 2), (0, 2)),
     ((2, 3, 3, 4), (2, 3, 4, 5), (0, 1), ()),
+    # A batched lhs times a matrix folds the batch into the rows of one
+    # linalg.matmul (one dynamic row dim at most); these cover the fold with
+    # unit rhs batch dims, dynamic m, n and batch, and the fallback with two
+    # dynamic row dims.
+    ((2, 3, 4), (1, 4, 5), (), ()),
+    ((2, 1, 3, 4), (1, 1, 4, 5), (), ()),
+    ((3, 4), (1, 4, 5), (), ()),
+    ((2, 3, 4), (4, 5), (1,), (1,)),
+    ((2, 3, 4), (4, 5), (0,), ()),
+    ((2, 3, 4), (4, 5), (0, 1), ()),
 ]
 
 

@@ -195,6 +195,43 @@ Value buildBatchedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
       .getResult(0);
 }
 
+/// Whether `t` is a matrix: rank 2, or only size-1 dims before the last two.
+bool isMatrix(RankedTensorType t) {
+  return llvm::all_of(t.getShape().drop_back(2),
+                      [](int64_t s) { return s == 1; });
+}
+
+/// `lhs [b..., m, k] @ rhs [1..., k, n]` (a Linear layer on [batch, seq,
+/// features]) as one linalg.matmul over `b... * m` rows: the lhs rows are
+/// contiguous, so folding the batch dims into M is a view. Broadcasting the
+/// matrix to every batch element instead would copy it that many times and
+/// leave a batch_matmul of small, skinny matrices. `sizes` are the result's
+/// sizes; at most one of the lhs dims folded may be dynamic.
+Value buildMatmulOverRows(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                          ArrayRef<OpFoldResult> sizes, Type accType) {
+  auto allButLast = [](int64_t rank) {
+    ReassociationIndices rows;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      rows.push_back(d);
+    return SmallVector<ReassociationIndices>{rows, {rank - 1}};
+  };
+  int64_t lhsRank = cast<RankedTensorType>(lhs.getType()).getRank();
+  int64_t rhsRank = cast<RankedTensorType>(rhs.getType()).getRank();
+  lhs = tensor::CollapseShapeOp::create(b, loc, lhs, allButLast(lhsRank));
+  if (rhsRank > 2)
+    rhs = tensor::CollapseShapeOp::create(b, loc, rhs, allButLast(rhsRank));
+  SmallVector<OpFoldResult> flat = {getMixedSizes(b, loc, lhs)[0],
+                                    sizes.back()};
+  auto type = RankedTensorType::get(staticSizes(flat), accType);
+  Value init =
+      buildFilled(b, loc, type, flat, buildScalarConstant(b, loc, accType, 0));
+  Value result =
+      linalg::MatmulOp::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs},
+                               ValueRange{init})
+          .getResult(0);
+  return expandShape(b, loc, result, allButLast(sizes.size()), sizes);
+}
+
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -262,26 +299,32 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     OpFoldResult m = ls[lb], n = rs[rb + 1];
     Value zero = buildScalarConstant(rewriter, loc, accType, 0);
     Value result;
-    if (nb == 0) {
+    if (lb > 0 && isMatrix(rt) &&
+        llvm::count_if(lt.getShape().drop_back(), ShapedType::isDynamic) <= 1) {
+      SmallVector<OpFoldResult> sizes(batchSizes);
+      sizes.append({m, n});
+      result = buildMatmulOverRows(rewriter, loc, lhs, rhs, sizes, accType);
+    } else if (nb == 0) {
       SmallVector<OpFoldResult> sizes = {m, n};
       auto type = RankedTensorType::get(staticSizes(sizes), accType);
       Value init = buildFilled(rewriter, loc, type, sizes, zero);
       result = linalg::MatmulOp::create(rewriter, loc, TypeRange{type},
                                         ValueRange{lhs, rhs}, ValueRange{init})
                    .getResult(0);
-    } else {
-      lhs = broadcastBatch(rewriter, loc, lhs, batchShape, batchSizes);
-      rhs = broadcastBatch(rewriter, loc, rhs, batchShape, batchSizes);
-    }
-    if (nb > 1 && llvm::count_if(batchShape, ShapedType::isDynamic) > 1) {
+    } else if (nb > 1 &&
+               llvm::count_if(batchShape, ShapedType::isDynamic) > 1) {
       // Folding two dynamic dims into one and splitting them again trips
       // memref's expand-strided-metadata in this LLVM, so this case keeps
       // its batch dims in a linalg.generic contraction.
+      lhs = broadcastBatch(rewriter, loc, lhs, batchShape, batchSizes);
+      rhs = broadcastBatch(rewriter, loc, rhs, batchShape, batchSizes);
       SmallVector<OpFoldResult> sizes(batchSizes);
       sizes.append({m, n});
       result = buildBatchedContraction(rewriter, loc, lhs, rhs, sizes, accType);
-    } else if (nb > 0) {
+    } else {
       // batch_matmul has one batch dim: fold all of them into it.
+      lhs = broadcastBatch(rewriter, loc, lhs, batchShape, batchSizes);
+      rhs = broadcastBatch(rewriter, loc, rhs, batchShape, batchSizes);
       SmallVector<ReassociationIndices> reassociation;
       ReassociationIndices batchGroup;
       for (int64_t d = 0; d < nb; ++d)

@@ -38,6 +38,25 @@ func.func @matmul_batched(%a: tensor<?x1x3x4xf16>, %b: tensor<5x4x6xf16>) -> ten
 
 // -----
 
+// A batched lhs times a matrix (unit batch dims on the rhs): the batch dims
+// fold into the rows of one linalg.matmul, and no copy of the matrix is made.
+// CHECK-LABEL: func @matmul_batched_lhs_times_matrix
+// CHECK-SAME: (%[[A:.*]]: tensor<?x128x64xf32>, %[[B:.*]]: tensor<1x64x32xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[CA:.*]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<?x128x64xf32> into tensor<?x64xf32>
+// CHECK: %[[CB:.*]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1], [2]] : tensor<1x64x32xf32> into tensor<64x32xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x32xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[CA]], %[[CB]] : tensor<?x64xf32>, tensor<64x32xf32>) outs(%[[FILL]] : tensor<?x32xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1], [2]] output_shape [%{{.*}}, 128, 32] : tensor<?x32xf32> into tensor<?x128x32xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[E]]
+func.func @matmul_batched_lhs_times_matrix(%a: tensor<?x128x64xf32>, %b: tensor<1x64x32xf32>) -> tensor<?x128x32xf32> {
+  %0 = paddle.matmul %a, %b : tensor<?x128x64xf32>, tensor<1x64x32xf32> -> tensor<?x128x32xf32>
+  return %0 : tensor<?x128x32xf32>
+}
+
+// -----
+
 // Vectors are promoted to [1, K] and [K, 1]; the added dims are dropped.
 // CHECK-LABEL: func @matmul_vectors
 // CHECK-SAME: (%[[A:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi32>)
