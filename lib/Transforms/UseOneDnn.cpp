@@ -268,6 +268,16 @@ bool sameBuffer(Value a, Value b) {
          ra.begin == rb.begin && ra.end == rb.end && ra.end != INT64_MAX;
 }
 
+/// Whether `op` only allocates (a memref.alloc of the epilogue's output):
+/// it touches no existing memory, so an epilogue may lie beyond it.
+bool onlyAllocates(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return effects && effects.hasEffect<MemoryEffects::Allocate>() &&
+         !effects.hasEffect<MemoryEffects::Read>() &&
+         !effects.hasEffect<MemoryEffects::Write>() &&
+         !effects.hasEffect<MemoryEffects::Free>();
+}
+
 bool isTraceCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
   return call && call.getCallee().starts_with("paddle_trace_kernel_");
@@ -648,10 +658,23 @@ struct Epilogue {
 /// fused output must not overlap.
 std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
                                       unsigned channel, ValueRange inputs) {
-  // The next op with memory effects (trace calls aside) is the generic.
+  // The next op with memory effects (trace calls and allocations of
+  // operands known before the op aside) is the generic.
+  SmallVector<Operation *> allocations;
+  auto knownBefore = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return !def ? v.getParentBlock() == op->getBlock() ||
+                      v.getParentRegion()->isAncestor(op->getParentRegion())
+                : def->getBlock() == op->getBlock() && def->isBeforeInBlock(op);
+  };
   Operation *next = op->getNextNode();
-  while (next && (isTraceCall(next) || isMemoryEffectFree(next)))
+  while (next) {
+    if (onlyAllocates(next) && llvm::all_of(next->getOperands(), knownBefore))
+      allocations.push_back(next);
+    else if (!isTraceCall(next) && !isMemoryEffectFree(next))
+      break;
     next = next->getNextNode();
+  }
   auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!generic || !generic.hasPureBufferSemantics() ||
       generic.getNumDpsInits() != 1 ||
@@ -755,6 +778,10 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
     for (Value v : m.operands)
       if (mayAlias(v, output))
         return std::nullopt;
+  // The fused call, at the op, writes the generic's output: allocate it
+  // first.
+  for (Operation *allocation : allocations)
+    allocation->moveBefore(op);
   return Epilogue{generic, *ops, m.operands, m.residual, output};
 }
 

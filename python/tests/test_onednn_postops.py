@@ -1,7 +1,7 @@
 """Fused epilogues and cached constant weights on the oneDNN path
 (paddle-use-onednn, docs/onednn.md "Fused post-ops").
 
-A conv2d or matmul followed by an elementwise epilogue (bias, folded batch
+A conv2d, matmul or batched-lhs matmul (a Linear layer) followed by an elementwise epilogue (bias, folded batch
 norm, relu, clamp, gelu in both forms, sigmoid, tanh, a residual add) runs
 through paddle-run with --library=onednn and is compared with a float64
 numpy reference: rtol 1e-4, atol 1e-4 times the largest reference magnitude
@@ -101,9 +101,15 @@ def epilogue_module(kind, name, body, rng):
         rshape, pshape = (N, F, H, W), (1, F, 1, 1)
         op = (f"%y = paddle.conv2d %x, %w {{{{padding = array<i64: 1, 1, 1, 1>}}}} : "
               f"{tensor_type(x.shape, np.float32)}, {tensor_type(w.shape, np.float32)} -> {{R}}")
-    else:
+    elif kind == "matmul":
         x, w = uniform(rng, (48, 96)), uniform(rng, (96, 40))
         rshape, pshape = (48, 40), (40,)
+    else:
+        # A Linear layer on [batch, seq, features]: the matmul runs over the
+        # folded rows and the epilogue is collapsed to match.
+        x, w = uniform(rng, (2, 24, 96)), uniform(rng, (96, 40))
+        rshape, pshape = (2, 24, 40), (40,)
+    if kind != "conv":
         op = (f"%y = paddle.matmul %x, %w : {tensor_type(x.shape, np.float32)}, "
               f"{tensor_type(w.shape, np.float32)} -> {{R}}")
     p0, p1, r = uniform(rng, pshape), uniform(rng, pshape), uniform(rng, rshape)
@@ -115,7 +121,7 @@ def epilogue_module(kind, name, body, rng):
     return text, x, w, p0, p1, r
 
 
-@pytest.mark.parametrize("kind", ["conv", "matmul"])
+@pytest.mark.parametrize("kind", ["conv", "matmul", "linear3d"])
 @pytest.mark.parametrize("name,body,ref,count", EPILOGUES, ids=[e[0] for e in EPILOGUES])
 def test_fused_epilogue(tmp_path, rng, kind, name, body, ref, count):
     text, x, w, p0, p1, r = epilogue_module(kind, name, body, rng)

@@ -76,6 +76,25 @@ func.func @matmul_group(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>, %b: tensor
 
 // -----
 
+// A Linear layer on [batch, seq, features]: the matmul runs over the folded
+// rows, and its epilogue is collapsed the same way, so it reads the matmul's
+// 2-D result (as the library path needs for post-ops) and only the group's
+// result is expanded back.
+// CHECK-LABEL: func.func @matmul_group_folded_rows
+// CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<2x64x32xf32> into tensor<128x32xf32>
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[A]], %{{.*}} : tensor<128x32xf32>, tensor<32x48xf32>)
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[MM]], %{{.*}} : tensor<128x48xf32>, tensor<48xf32>)
+// CHECK: math.tanh
+// CHECK: tensor.expand_shape %[[E]] {{\[}}[0, 1], [2]] output_shape [2, 64, 48] : tensor<128x48xf32> into tensor<2x64x48xf32>
+func.func @matmul_group_folded_rows(%x: tensor<2x64x32xf32>, %w: tensor<32x48xf32>, %b: tensor<48xf32>) -> tensor<2x64x48xf32> {
+  %1 = paddle.matmul %x, %w : tensor<2x64x32xf32>, tensor<32x48xf32> -> tensor<2x64x48xf32>
+  %2 = paddle.add %1, %b : tensor<2x64x48xf32>, tensor<48xf32> -> tensor<2x64x48xf32>
+  %3 = paddle.tanh %2 : tensor<2x64x48xf32> -> tensor<2x64x48xf32>
+  return %3 : tensor<2x64x48xf32>
+}
+
+// -----
+
 // A transposed constant weight (ONNX Gemm with transB) is folded at compile
 // time: no transpose is left to run on every call.
 // CHECK-LABEL: func.func @transposed_constant_weight

@@ -78,6 +78,20 @@ bool fuseOutsideGroups(OpOperand *operand) {
   return map.isPermutation() || isCopy(producer);
 }
 
+/// Reshapes moved through an elementwise op outside the groups (by
+/// expanding it), except into the epilogue of a matmul or conv: that one
+/// stays in its contraction's shape, which the library path needs to take
+/// it as post-ops (see simplify).
+bool expandOutsideGroups(OpOperand *operand) {
+  if (!fuseOutsideGroups(operand))
+    return false;
+  auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
+  return llvm::none_of(consumer.getDpsInputs(), [](Value input) {
+    auto producer = input.getDefiningOp<linalg::LinalgOp>();
+    return producer && isContraction(producer);
+  });
+}
+
 /// Tile sizes for the group's last op: only parallel dims, and only those
 /// along which every operand computed inside the group varies (a computed
 /// operand read broadcast along a dim, such as a row's max, would be
@@ -172,7 +186,26 @@ LogicalResult LowerFusionPass::simplify(FusionOp fusion) {
   linalg::populateElementwiseOpsFusionPatterns(
       fusionPatterns, [](OpOperand *) { return true; });
   addCleanups(fusionPatterns);
-  return applyPatternsGreedily(fusion.getBody(), std::move(fusionPatterns));
+  if (failed(
+          applyPatternsGreedily(fusion.getBody(), std::move(fusionPatterns))))
+    return failure();
+  if (!hasContraction)
+    return success();
+  // A matmul over folded rows ([b, m] -> b*m) comes back through an
+  // expand_shape, and its epilogue reads that view. Collapsing the
+  // epilogue's loops the same way lets it read the matmul's own result, as
+  // the library path needs to take it as post-ops.
+  RewritePatternSet collapse(ctx);
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(
+      collapse, [](OpOperand *operand) {
+        auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+        auto producer = expand
+                            ? expand.getSrc().getDefiningOp<linalg::LinalgOp>()
+                            : linalg::LinalgOp();
+        return producer && isContraction(producer);
+      });
+  addCleanups(collapse);
+  return applyPatternsGreedily(fusion.getBody(), std::move(collapse));
 }
 
 LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
@@ -262,7 +295,7 @@ void LowerFusionPass::runOnOperation() {
   linalg::populateConstantFoldLinalgOperations(
       patterns, [](OpOperand *) { return true; });
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
-                                                    fuseOutsideGroups);
+                                                    expandOutsideGroups);
   tensor::populateFoldTensorEmptyPatterns(patterns);
   linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
   if (failed(applyPatternsGreedily(func, std::move(patterns))))
