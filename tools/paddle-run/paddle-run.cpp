@@ -56,9 +56,9 @@ static cl::opt<unsigned>
               cl::init(0));
 static cl::opt<std::string> library(
     "library",
-    cl::desc("Who runs large f32 matmuls and convolutions: auto (oneDNN "
-             "above a size threshold), onednn (oneDNN for all it supports), "
-             "none (generated code only); see docs/onednn.md"),
+    cl::desc("Who runs f32 matmuls and convolutions: auto (per op, the "
+             "path the cost model predicts faster), onednn (oneDNN for all "
+             "it supports), none (generated code only); see docs/onednn.md"),
     cl::init("auto"));
 static cl::opt<std::string> tracePath(
     "trace",
