@@ -10,8 +10,8 @@ same random inputs and reports:
 - the median elementwise relative error |bf16 - f32| / (|f32| + 1e-3 max|f32|);
 - top-1 agreement between bf16 and f32 (and f32 vs onnxruntime) for the
   classifiers, over --samples random inputs;
-- the median call time on this machine of f32 (default: oneDNN above its
-  size threshold), f32 with library="none" (generated code only) and bf16
+- the median call time on this machine of f32 (default: oneDNN by its
+  cost-model choice), f32 with library="none" (generated code only) and bf16
   (generated code: oneDNN takes f32 only; see docs/bf16.md).
 
 Not a test: it needs torch, torchvision and onnxruntime
@@ -123,7 +123,7 @@ def measure(name, samples, workdir, runs):
     fn = imported.function_name
     exes = {}
     compile_s = {}
-    # "f32": the default pipeline (oneDNN above its size threshold);
+    # "f32": the default pipeline (oneDNN where the cost model picks it);
     # "f32 none": generated code only, which is what bf16 runs on here.
     for key, precision, library in (("f32", "f32", "auto"), ("f32 none", "f32", "none"),
                                     ("bf16", "bf16", "auto")):

@@ -174,6 +174,85 @@ TEST(RooflineTest, ComputeAndMemoryBound) {
   EXPECT_EQ(t.bound, Bound::Overhead);
 }
 
+TEST(LibraryChoiceTest, BothPathsFromTheSpec) {
+  // kSpec (1 GFLOP/s, 1 us per call) with oneDNN at half the peak and 10 us
+  // more per call, our tiled code at a quarter, scalar loops at 1%, our
+  // loops at half the bandwidth.
+  llvm::Expected<DeviceSpec> spec = parseDeviceSpec(
+      edited("\"call_overhead_s\": 1e-6,",
+             "\"call_overhead_s\": 1e-6, \"onednn\": {\"f32_efficiency\": "
+             "0.5, \"call_overhead_s\": 1e-5}, \"codegen\": "
+             "{\"tiled_f32_efficiency\": 0.25, \"scalar_f32_efficiency\": "
+             "0.01, \"memory_efficiency\": 0.5},"),
+      "lib.json");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  ContractionCost cost;
+  // 1e4 FLOPs, 2e3 bytes (DRAM: 2 us): oneDNN 1 + 10 + 20 us; tiled 1 + 40
+  // us; scalar 1 + 1000 us.
+  cost.flops = 1e4;
+  cost.bytes = 2e3;
+  cost.tiled = true;
+  std::optional<PathEstimate> t = estimatePaths(cost, *spec);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_NEAR(t->librarySeconds, 31e-6, 1e-12);
+  EXPECT_NEAR(t->codegenSeconds, 41e-6, 1e-12);
+  EXPECT_TRUE(t->libraryIsFaster());
+  cost.tiled = false;
+  EXPECT_NEAR(estimatePaths(cost, *spec)->codegenSeconds, 1001e-6, 1e-12);
+  // Reorders: 5e3 bytes read and written = 1e4 bytes at 1 GB/s = 10 us.
+  cost.reorderBytes = 5e3;
+  EXPECT_NEAR(estimatePaths(cost, *spec)->librarySeconds, 41e-6, 1e-12);
+  // A tiny op: 100 FLOPs, 400 bytes (cache: 40 ns). oneDNN 11.2 us, ours
+  // 1.4 us.
+  ContractionCost tiny{100, 400, 0, true};
+  EXPECT_FALSE(estimatePaths(tiny, *spec)->libraryIsFaster());
+  // Memory-bound: 1e3 FLOPs, 1e5 bytes = 100 us at DRAM bandwidth, which
+  // our loops reach at half: oneDNN 1 + 10 + 100 us, ours 1 + 200 us.
+  ContractionCost thin{1e3, 1e5, 0, true};
+  EXPECT_NEAR(estimatePaths(thin, *spec)->librarySeconds, 111e-6, 1e-12);
+  EXPECT_NEAR(estimatePaths(thin, *spec)->codegenSeconds, 201e-6, 1e-12);
+  // Without "onednn" there is no library path to compare.
+  EXPECT_FALSE(estimatePaths(cost, testSpec()).has_value());
+  // Serialized and read back unchanged.
+  llvm::Expected<DeviceSpec> again =
+      parseDeviceSpec(serializeDeviceSpec(*spec), "again");
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_DOUBLE_EQ(again->onednn->callOverheadS, 1e-5);
+  EXPECT_DOUBLE_EQ(again->codegen->scalarF32Efficiency, 0.01);
+}
+
+TEST(LibraryChoiceTest, BadFields) {
+  EXPECT_EQ(parseError(edited(
+                "\"call_overhead_s\": 1e-6,",
+                "\"call_overhead_s\": 1e-6, \"onednn\": "
+                "{\"f32_efficiency\": 0, \"call_overhead_s\": 0}, "
+                "\"codegen\": {\"tiled_f32_efficiency\": 0.5, "
+                "\"scalar_f32_efficiency\": 0.1, \"memory_efficiency\": 1},")),
+            "bad.json: $.onednn.f32_efficiency: expected a number in (0, 1] "
+            "(a fraction of a peak), got 0");
+  EXPECT_EQ(parseError(edited(
+                "\"call_overhead_s\": 1e-6,",
+                "\"call_overhead_s\": 1e-6, \"codegen\": "
+                "{\"tiled_f32_efficiency\": \"high\", "
+                "\"scalar_f32_efficiency\": 0.1, \"memory_efficiency\": 1},")),
+            "bad.json: $.codegen.tiled_f32_efficiency: expected a number in "
+            "(0, 1] (a fraction of a peak), got string");
+  EXPECT_EQ(parseError(edited("\"call_overhead_s\": 1e-6,",
+                              "\"call_overhead_s\": 1e-6, \"codegen\": "
+                              "{\"tiled_f32_efficiency\": 0.5},")),
+            "bad.json: $.codegen: missing required field "
+            "\"scalar_f32_efficiency\"");
+  EXPECT_EQ(
+      parseError(edited(
+          "\"call_overhead_s\": 1e-6,",
+          "\"call_overhead_s\": 1e-6, \"onednn\": "
+          "{\"f32_efficiency\": 0.5, \"call_overhead_s\": "
+          "-1}, \"codegen\": {\"tiled_f32_efficiency\": "
+          "0.5, \"scalar_f32_efficiency\": 0.1, \"memory_efficiency\": 1},")),
+      "bad.json: $.onednn.call_overhead_s: expected a number >= 0, got "
+      "-1");
+}
+
 TEST(AlphaBetaTest, RingCollectives) {
   DeviceSpec spec = testSpec();
   // n = 4, 1 MB, alpha 1 us, beta 1 GB/s:

@@ -393,6 +393,36 @@ TimeEstimate mlir::paddle::estimateTime(const OpCost &cost,
   return t;
 }
 
+std::optional<PathEstimate>
+mlir::paddle::estimatePaths(const ContractionCost &cost,
+                            const DeviceSpec &device) {
+  if (!device.onednn || !device.codegen)
+    return std::nullopt;
+  // Efficiencies are measured per core (paddle-calibrate) and scale the
+  // whole device's peak, as the roofline assumes every core works.
+  double peak = device.peakFlops(SpecDType::F32);
+  double memory =
+      cost.bytes > 0 ? cost.bytes / bandwidthFor(cost.bytes, device) : 0;
+  auto roofline = [&](double efficiency, double memoryEfficiency) {
+    return std::max(cost.flops / (peak * efficiency),
+                    memory / memoryEfficiency);
+  };
+  PathEstimate t;
+  // A reorder reads and writes its bytes once; it streams, so it is charged
+  // at the bandwidth of where that traffic fits.
+  double reorder =
+      cost.reorderBytes > 0
+          ? 2 * cost.reorderBytes / bandwidthFor(2 * cost.reorderBytes, device)
+          : 0;
+  t.librarySeconds = device.callOverheadS + device.onednn->callOverheadS +
+                     roofline(device.onednn->f32Efficiency, 1.0) + reorder;
+  t.codegenSeconds = device.callOverheadS +
+                     roofline(cost.tiled ? device.codegen->tiledF32Efficiency
+                                         : device.codegen->scalarF32Efficiency,
+                              device.codegen->memoryEfficiency);
+  return t;
+}
+
 std::optional<double>
 mlir::paddle::estimateCollective(Collective kind, int64_t devices, double bytes,
                                  const DeviceSpec &device) {

@@ -3,13 +3,16 @@
 // A table per function on stdout, one line per paddle op (location, op,
 // FLOPs, bytes, predicted microseconds, bound) and the function's total.
 // Times are sums of per-op roofline times: what the module costs when every
-// op is its own kernel, the baseline fusion improves on.
+// op is its own kernel, the baseline fusion improves on. Where the spec has
+// a oneDNN path, each f32 matmul and conv2d gets a second line with both
+// predicted times and the path paddle-use-onednn would pick.
 //
 //===----------------------------------------------------------------------===//
 
 #include "paddle/CostModel/CostModel.h"
 #include "paddle/CostModel/Passes.h"
 #include "paddle/Support/Location.h"
+#include "paddle/Transforms/MatmulTiles.h"
 
 #include "dialects/Paddle/IR/PaddleOps.h"
 
@@ -17,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #define DEBUG_TYPE "paddle-cost-report"
 
@@ -29,6 +33,47 @@ using namespace mlir;
 using namespace mlir::paddle;
 
 namespace {
+
+/// `op` as paddle-use-onednn will see it after lowering, or nullopt for an
+/// op it does not consider (not an f32 matmul or conv2d, dynamic dims).
+/// A matmul of two 2-D (or equally batched 3-D) operands lowers to
+/// linalg.matmul (batch_matmul), which is tiled when the tiles divide it;
+/// broadcasts lower to generic contractions (scalar loops).
+std::optional<ContractionCost> contractionOf(Operation *op,
+                                             const OpCost &cost) {
+  auto f32Static = [](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return type.getElementType().isF32() && type.hasStaticShape();
+  };
+  if (!isa<MatmulOp, Conv2DOp>(op) ||
+      !llvm::all_of(op->getOperands(), f32Static))
+    return std::nullopt;
+  auto bytes = [](Value v) {
+    return double(cast<RankedTensorType>(v.getType()).getNumElements()) * 4;
+  };
+  ContractionCost c;
+  c.flops = cost.flops;
+  c.bytes = cost.bytes;
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    ArrayRef<int64_t> a =
+        cast<RankedTensorType>(mm.getLhs().getType()).getShape();
+    ArrayRef<int64_t> b =
+        cast<RankedTensorType>(mm.getRhs().getType()).getShape();
+    bool plain = (a.size() == 2 && b.size() == 2) ||
+                 (a.size() == 3 && b.size() == 3 && a[0] == b[0]);
+    int64_t bits =
+        llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 512 : 256;
+    c.tiled =
+        plain &&
+        pickMatmulTiles(a[a.size() - 2], b.back(), a.back(), bits).has_value();
+    return c;
+  }
+  auto conv = cast<Conv2DOp>(op);
+  c.reorderBytes = bytes(conv.getInput()) + bytes(conv->getResult(0));
+  if (!conv.getFilter().getDefiningOp<ConstantOp>())
+    c.reorderBytes += bytes(conv.getFilter());
+  return c;
+}
 
 struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
   using Base::Base;
@@ -116,6 +161,15 @@ struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
           return WalkResult::advance();
         OpCost cost = estimateOp(op, options);
         count(cost, line(op, op->getName().getStringRef(), cost, ""));
+        if (std::optional<ContractionCost> c =
+                cost.known ? contractionOf(op, cost) : std::nullopt)
+          if (std::optional<PathEstimate> t = estimatePaths(*c, *spec))
+            os << llvm::format("    library choice: onednn %.3f us, codegen "
+                               "(%s) %.3f us -> %s\n",
+                               t->librarySeconds * 1e6,
+                               c->tiled ? "tiled" : "scalar",
+                               t->codegenSeconds * 1e6,
+                               t->libraryIsFaster() ? "onednn" : "codegen");
         return WalkResult::advance();
       });
       os << llvm::format("  total @%s: %.0f FLOPs, %.0f bytes, %.3f us "

@@ -83,6 +83,17 @@ public:
     return x;
   }
 
+  /// A fraction in (0, 1]: an efficiency relative to a peak.
+  std::optional<double> fraction(const json &value, const std::string &path) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) ||
+        value.get<double>() <= 0 || value.get<double>() > 1) {
+      fail(path, "expected a number in (0, 1] (a fraction of a peak), got " +
+                     (value.is_number() ? value.dump() : typeName(value)));
+      return std::nullopt;
+    }
+    return value.get<double>();
+  }
+
   std::optional<std::string> string(const json &value,
                                     const std::string &path) {
     if (!value.is_string()) {
@@ -117,7 +128,7 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
   checkKnownKeys(r, root, "$",
                  {"name", "kind", "cores", "peak_flops_per_s",
                   "memory_bandwidth_bytes_per_s", "caches", "call_overhead_s",
-                  "link", "notes", "source"});
+                  "link", "onednn", "codegen", "notes", "source"});
 
   if (const json *v = r.member(root, "$", "name", true))
     if (auto s = r.string(*v, "$.name"))
@@ -206,6 +217,44 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
         spec.link.latencyS = *x;
   }
 
+  // The library-vs-codegen choice (docs/cost-model.md, "Library path").
+  if (const json *onednn = r.member(root, "$", "onednn", false);
+      onednn && r.isObject(*onednn, "$.onednn")) {
+    checkKnownKeys(r, *onednn, "$.onednn",
+                   {"f32_efficiency", "call_overhead_s"});
+    OneDnnSpec lib;
+    if (const json *v = r.member(*onednn, "$.onednn", "f32_efficiency", true))
+      if (auto x = r.fraction(*v, "$.onednn.f32_efficiency"))
+        lib.f32Efficiency = *x;
+    if (const json *v = r.member(*onednn, "$.onednn", "call_overhead_s", true))
+      if (auto x = r.number(*v, "$.onednn.call_overhead_s"))
+        lib.callOverheadS = *x;
+    spec.onednn = lib;
+    if (!root.contains("codegen"))
+      r.fail("$", "missing required field \"codegen\" (the \"onednn\" path "
+                  "is compared with it)");
+  }
+  if (const json *codegen = r.member(root, "$", "codegen", false);
+      codegen && r.isObject(*codegen, "$.codegen")) {
+    checkKnownKeys(
+        r, *codegen, "$.codegen",
+        {"tiled_f32_efficiency", "scalar_f32_efficiency", "memory_efficiency"});
+    CodegenSpec ours;
+    if (const json *v =
+            r.member(*codegen, "$.codegen", "tiled_f32_efficiency", true))
+      if (auto x = r.fraction(*v, "$.codegen.tiled_f32_efficiency"))
+        ours.tiledF32Efficiency = *x;
+    if (const json *v =
+            r.member(*codegen, "$.codegen", "scalar_f32_efficiency", true))
+      if (auto x = r.fraction(*v, "$.codegen.scalar_f32_efficiency"))
+        ours.scalarF32Efficiency = *x;
+    if (const json *v =
+            r.member(*codegen, "$.codegen", "memory_efficiency", true))
+      if (auto x = r.fraction(*v, "$.codegen.memory_efficiency"))
+        ours.memoryEfficiency = *x;
+    spec.codegen = ours;
+  }
+
   if (const json *v = r.member(root, "$", "notes", false))
     if (auto s = r.string(*v, "$.notes"))
       spec.notes = *s;
@@ -282,6 +331,14 @@ std::string mlir::paddle::serializeDeviceSpec(const DeviceSpec &spec) {
   root["call_overhead_s"] = spec.callOverheadS;
   root["link"] = {{"bandwidth_bytes_per_s", spec.link.bandwidthBytesPerS},
                   {"latency_s", spec.link.latencyS}};
+  if (spec.onednn)
+    root["onednn"] = {{"f32_efficiency", spec.onednn->f32Efficiency},
+                      {"call_overhead_s", spec.onednn->callOverheadS}};
+  if (spec.codegen)
+    root["codegen"] = {
+        {"tiled_f32_efficiency", spec.codegen->tiledF32Efficiency},
+        {"scalar_f32_efficiency", spec.codegen->scalarF32Efficiency},
+        {"memory_efficiency", spec.codegen->memoryEfficiency}};
   if (!spec.notes.empty())
     root["notes"] = spec.notes;
   if (!spec.source.empty())

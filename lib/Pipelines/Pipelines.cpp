@@ -55,6 +55,9 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
   if (options.library != LibraryChoice::None) {
     UseOneDnnPassOptions useOneDnn;
     useOneDnn.force = options.library == LibraryChoice::OneDnn;
+    // The choice predicts the kernel our code would get.
+    useOneDnn.tileAndVectorize = options.tileAndVectorize;
+    useOneDnn.vectorBits = options.vectorBits;
     pm.addPass(createUseOneDnnPass(useOneDnn));
   }
   buildCpuLlvmLoweringPipeline(pm, options);

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileAndVectorize.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -47,16 +48,6 @@ static constexpr llvm::StringLiteral kMinTaskSizeAttr = "paddle.min_task_size";
 /// Elementwise iterations per block that make a block worth starting; the
 /// same figure as the pipeline's min-task-size for scalar loops.
 static constexpr int64_t kElementsPerTask = 4096;
-
-/// The largest of `candidates` (descending) that divides `size` and is a
-/// multiple of `multipleOf`, or 0 if none.
-static int64_t pickDivisor(int64_t size, ArrayRef<int64_t> candidates,
-                           int64_t multipleOf = 1) {
-  for (int64_t c : candidates)
-    if (c <= size && size % c == 0 && c % multipleOf == 0)
-      return c;
-  return 0;
-}
 
 /// Every operand is a statically shaped f32 memref whose innermost dim is
 /// contiguous (vector loads and stores need that). With `bf16Inputs`, the
@@ -183,6 +174,23 @@ static LogicalResult hoistAccumulator(RewriterBase &rewriter,
   return success();
 }
 
+/// The ops runOnOperation hands to tileMatmul.
+static bool isMatmulCandidate(linalg::LinalgOp op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+         !op.hasUserDefinedMaps() &&
+         hasStaticF32Operands(op, /*bf16Inputs=*/true);
+}
+
+bool paddle::isTiledMatmul(linalg::LinalgOp op, int64_t vectorBits) {
+  if (!isMatmulCandidate(op))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  bool batched = ranges.size() == 4;
+  return pickMatmulTiles(ranges[batched], ranges[batched + 1],
+                         ranges[batched + 2], vectorBits)
+      .has_value();
+}
+
 namespace {
 struct TileAndVectorizePass
     : paddle::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
@@ -196,25 +204,11 @@ struct TileAndVectorizePass
     bool batched = ranges.size() == 4;
     int64_t m = ranges[batched], n = ranges[batched + 1],
             k = ranges[batched + 2];
-    // A 512-bit register holds 16 f32: 8 rows of 2 registers are 16
-    // accumulators of 32 (AVX-512); with 256-bit registers (16 of them),
-    // 4 rows of 2 leave room for the B row and the A broadcasts.
-    int64_t mrMax = vectorBits >= 512 ? 8 : 4;
-    int64_t nrMax = vectorBits >= 512 ? 32 : 16;
-    int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
-    int64_t mr = pickDivisor(m, {mrMax, mrMax / 2, 2, 1});
-    SmallVector<int64_t> nrs;
-    for (int64_t c = nrMax; c >= lanes / 2 && c >= 4; c /= 2)
-      nrs.push_back(c);
-    int64_t nr = pickDivisor(n, nrs);
-    if (!mr || !nr)
+    std::optional<paddle::MatmulTiles> tiles =
+        paddle::pickMatmulTiles(m, n, k, vectorBits);
+    if (!tiles)
       return failure();
-    // Blocks: an A panel (MB x KB) and a B panel (KB x NB) stay in L2.
-    int64_t mb = pickDivisor(m, {64, 32, 16, 8, 4, 2, 1}, mr);
-    int64_t nb = pickDivisor(n, {128, 64, 32, 16, 8, 4}, nr);
-    int64_t kb = pickDivisor(k, {256, 128, 64, 32, 16, 8, 4, 2, 1});
-    if (!mb || !nb || !kb)
-      return failure();
+    auto [mr, nr, mb, nb, kb] = *tiles;
 
     auto withBatch = [&](int64_t b, ArrayRef<int64_t> rest) {
       SmallVector<int64_t> sizes;
@@ -259,7 +253,7 @@ struct TileAndVectorizePass
   LogicalResult tileElementwise(RewriterBase &rewriter, linalg::GenericOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
-    int64_t width = pickDivisor(ranges.back(), {lanes, lanes / 2, 4});
+    int64_t width = paddle::pickDivisor(ranges.back(), {lanes, lanes / 2, 4});
     if (!width)
       return failure();
     SmallVector<int64_t> sizes(ranges.size(), 1);
@@ -304,8 +298,7 @@ struct TileAndVectorizePass
     SmallVector<linalg::GenericOp> elementwise;
     func.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
-        if (!op.hasUserDefinedMaps() &&
-            hasStaticF32Operands(op, /*bf16Inputs=*/true))
+        if (isMatmulCandidate(op))
           matmuls.push_back(op);
       } else if (auto generic = dyn_cast<linalg::GenericOp>(*op)) {
         if (isSimpleElementwise(generic))

@@ -11,6 +11,8 @@
 #include "paddle/Transforms/Passes.h"
 
 #include "RuntimeFunctions.h"
+#include "TileAndVectorize.h"
+#include "paddle/CostModel/CostModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +27,8 @@
 #include "paddle_runtime/onednn.h"
 
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/TargetParser/Host.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include <array>
@@ -788,12 +792,53 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
 struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   using UseOneDnnPassBase::UseOneDnnPassBase;
 
-  /// Library call or our own loops, for an op oneDNN can run. Today a FLOP
-  /// threshold measured against the generated loops (docs/onednn.md).
-  // TODO(cost model): ask lib/CostModel for both predicted times instead.
-  bool isWorthLibraryCall(Operation *op, int64_t flops) const {
-    (void)op;
-    return force || flops >= minFlops;
+  /// The device the choice is made for (the `device` option).
+  paddle::DeviceSpec spec;
+
+  /// Library call or our own loops for `op`, which oneDNN can run: the
+  /// path the cost model predicts faster on `device` (docs/onednn.md,
+  /// "Choosing"), or oneDNN with `force`. A conv reorders its activations
+  /// on every call, and `weights` too unless they are constant. Dynamic
+  /// dims count as 1, which keeps such ops on our loops unless the static
+  /// dims alone make oneDNN pay.
+  bool isWorthLibraryCall(linalg::LinalgOp op, bool conv, Value weights) {
+    if (force)
+      return true;
+    if (!spec.onednn)
+      return false;
+    auto bytesOf = [](Value v) {
+      auto type = cast<MemRefType>(v.getType());
+      return double(staticProduct(type.getShape())) *
+             double(type.getElementTypeBitWidth() / 8);
+    };
+    paddle::ContractionCost cost;
+    // Every loop of a matmul or conv is one multiply-add per iteration.
+    cost.flops = 2 * double(staticProduct(op.getStaticLoopRanges()));
+    for (Value v : op->getOperands())
+      cost.bytes += bytesOf(v);
+    if (conv) {
+      cost.reorderBytes =
+          bytesOf(op.getDpsInputs()[0]) + bytesOf(op.getDpsInits()[0]);
+      if (!isConstantWeights(weights))
+        cost.reorderBytes += bytesOf(weights);
+    }
+    cost.tiled = tileAndVectorize && paddle::isTiledMatmul(op, vectorBitsFor());
+    std::optional<paddle::PathEstimate> t = paddle::estimatePaths(cost, spec);
+    if (!t)
+      return false;
+    LLVM_DEBUG(llvm::dbgs()
+               << "paddle-use-onednn: " << op->getName() << " " << cost.flops
+               << " FLOPs, " << (cost.tiled ? "tiled" : "scalar") << ": onednn "
+               << t->librarySeconds * 1e6 << " us, codegen "
+               << t->codegenSeconds * 1e6 << " us\n");
+    return t->libraryIsFaster();
+  }
+
+  /// The register width tiled matmuls get (as in the CPU pipeline).
+  int64_t vectorBitsFor() const {
+    if (vectorBits > 0)
+      return vectorBits;
+    return llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 512 : 256;
   }
 
   SymbolTable *symbols = nullptr;
@@ -926,6 +971,14 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    llvm::Expected<paddle::DeviceSpec> resolved =
+        paddle::resolveDeviceSpec(device);
+    if (!resolved) {
+      module.emitError() << "paddle-use-onednn: "
+                         << llvm::toString(resolved.takeError());
+      return signalPassFailure();
+    }
+    spec = std::move(*resolved);
     SymbolTable table(module);
     symbols = &table;
     SmallVector<linalg::LinalgOp> candidates;
@@ -947,8 +1000,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         continue;
       LogicalResult result = success();
       if (matmul) {
-        int64_t flops = 2 * staticProduct(op.getStaticLoopRanges());
-        if (!isWorthLibraryCall(op, flops))
+        if (!isWorthLibraryCall(op, /*conv=*/false, op.getDpsInputs()[1]))
           continue;
         // Per-channel operands follow N, the output's last logical dim.
         unsigned rank = types[2].getRank();
@@ -977,10 +1029,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           if (!contiguousPair(types[0], 1) || !contiguousPair(types[2], 1))
             continue;
         }
-        ArrayRef<int64_t> f = types[1].getShape();
-        int64_t flops = 2 * staticProduct(types[2].getShape()) *
-                        staticProduct(f.take_back(3));
-        if (!isWorthLibraryCall(op, flops))
+        if (!isWorthLibraryCall(op, /*conv=*/true, op.getDpsInputs()[1]))
           continue;
         SmallVector<int64_t> params;
         for (DenseIntElementsAttr attr : {strides, dilations})

@@ -10,6 +10,7 @@ silently not using oneDNN. AOT: an executable and a .so that call oneDNN
 run and match numpy; with --library=none the executable links no oneDNN.
 """
 
+import re
 import subprocess
 
 import numpy as np
@@ -148,14 +149,41 @@ def test_conv2d(tmp_path, rng, library, case):
     close(r, ref)
 
 
-def test_auto_threshold(tmp_path):
-    """auto: up to 32x32x32 (65536 flops) matmuls stay ours, from 40x40x40
-    (128000) on they go to oneDNN (min-flops 100000, measured crossover)."""
-    for size, expected in [(4, False), (32, False), (40, True), (128, True)]:
-        t = tensor_type((size, size), np.float32)
-        text = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
-                f"  %0 = paddle.matmul %a, %b : {t}, {t} -> {t}\n  return %0 : {t}\n}}\n")
-        assert ("_mlir_ciface_paddle_onednn_matmul" in lowered(text, "auto")) == expected
+def report_choice(text):
+    """The path paddle-cost-report predicts faster on the default device."""
+    proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cost-report", "-o", "/dev/null"],
+                          input=text, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    picks = re.findall(r"library choice: .* -> (onednn|codegen)", proc.stdout)
+    assert len(picks) == 1, proc.stdout
+    return picks[0]
+
+
+def test_auto_follows_cost_model():
+    """auto: each op goes where the cost model of the default device spec
+    predicts it faster (docs/onednn.md, "Choosing"); the pipeline's choice
+    equals the one paddle-cost-report prints. A tiny matmul stays ours, a
+    large convolution (scalar loops in our code) goes to oneDNN."""
+    def matmul(m, k, n):
+        a, b, c = (tensor_type(s, np.float32) for s in [(m, k), (k, n), (m, n)])
+        return (f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
+                f"  %0 = paddle.matmul %a, %b : {a}, {b} -> {c}\n  return %0 : {c}\n}}\n")
+
+    def conv(c, hw, f):
+        x, w, y = (tensor_type(s, np.float32)
+                   for s in [(1, c, hw, hw), (f, c, 3, 3), (1, f, hw - 2, hw - 2)])
+        return (f"func.func @main(%x: {x}, %w: {w}) -> {y} {{\n"
+                f"  %0 = paddle.conv2d %x, %w : {x}, {w} -> {y}\n  return %0 : {y}\n}}\n")
+
+    cases = [(matmul(4, 4, 4), "codegen"), (conv(64, 30, 64), "onednn"),
+             (matmul(64, 64, 64), None), (matmul(256, 256, 256), None),
+             (matmul(64, 64, 3), None), (conv(3, 8, 4), None)]
+    for text, expected in cases:
+        pick = report_choice(text)
+        if expected:
+            assert pick == expected, text
+        calls = "_mlir_ciface_paddle_onednn_" in lowered(text, "auto")
+        assert calls == (pick == "onednn"), text
 
 
 def test_bad_library_flag(tmp_path, rng):

@@ -35,6 +35,17 @@ def test_calibrate_writes_a_loadable_spec(tmp_path):
     assert data["caches"][0]["bandwidth_bytes_per_s"] > \
         data["memory_bandwidth_bytes_per_s"]
 
+    # The library choice (docs/onednn.md): efficiencies are fractions of a
+    # peak; a oneDNN call costs more than a generated kernel's, not more
+    # than a millisecond; tiled code beats scalar loops.
+    for value in [*data["onednn"].values(), *data["codegen"].values()]:
+        assert value >= 0
+    assert 0 < data["onednn"]["f32_efficiency"] <= 1
+    assert 0 <= data["onednn"]["call_overhead_s"] < 1e-3
+    codegen = data["codegen"]
+    assert 0 < codegen["scalar_f32_efficiency"] < codegen["tiled_f32_efficiency"] <= 1
+    assert 0 < codegen["memory_efficiency"] <= 1
+
     # The loader reads it back: the cost report names the device and uses
     # its peak.
     module = tmp_path / "m.mlir"
@@ -50,6 +61,7 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
     assert report.returncode == 0, report.stderr
     assert "cost report: device here (cpu" in report.stdout
     assert "paddle.matmul" in report.stdout and "1024" in report.stdout
+    assert "library choice: onednn" in report.stdout
 
 
 def test_calibrate_reports_an_unwritable_output(tmp_path):

@@ -1,6 +1,11 @@
-// RUN: paddle-opt %s --paddle-use-onednn --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: paddle-opt %s --paddle-use-onednn=device=%S/Inputs/onednn-cheap.json --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FORCE
-// RUN: paddle-opt %s --paddle-use-onednn=min-flops=100000000 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=HIGH
+// RUN: paddle-opt %s --paddle-use-onednn=device=%S/Inputs/onednn-costly.json --split-input-file | FileCheck %s --check-prefix=COSTLY
+
+// The choice itself is tested in paddle-use-onednn-choice.mlir; here the
+// default RUN line uses a spec under which oneDNN always wins, and COSTLY
+// one under which it never does (so the last case, an error when a call is
+// made, does not arise there).
 
 // A zero-filled output: the fill goes, the kernel overwrites (accumulate 0).
 // Matmuls pass unranked memrefs and, per operand, the memref dim of each
@@ -18,9 +23,9 @@
 // CHECK: %[[ACC:.*]] = arith.constant 0 : i64
 // CHECK: call @paddle_onednn_matmul(%[[CA]], %[[CB]], %[[CC]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[MA]], %[[MB]], %[[MC]], %[[ACC]])
 // CHECK-NOT: linalg.matmul
-// HIGH-LABEL: func.func @matmul_filled
-// HIGH: linalg.fill
-// HIGH: linalg.matmul
+// COSTLY-LABEL: func.func @matmul_filled
+// COSTLY: linalg.fill
+// COSTLY: linalg.matmul
 func.func @matmul_filled(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %c: memref<64x32xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
@@ -62,10 +67,13 @@ func.func @matmul_fill_elsewhere(%a: memref<64x128xf32>, %b: memref<128x32xf32>,
 
 // -----
 
-// Below min-flops (2*4*4*4): our loops in auto, oneDNN when forced.
+// A tiny matmul (2*4*4*4 FLOPs) goes wherever the spec predicts it faster,
+// and to oneDNN when forced.
 // CHECK-LABEL: func.func @matmul_small
-// CHECK: linalg.matmul
-// CHECK-NOT: call
+// CHECK: call @paddle_onednn_matmul
+// COSTLY-LABEL: func.func @matmul_small
+// COSTLY: linalg.matmul
+// COSTLY-NOT: call
 // FORCE-LABEL: func.func @matmul_small
 // FORCE-NOT: linalg.matmul
 // FORCE: call @paddle_onednn_matmul
@@ -76,7 +84,7 @@ func.func @matmul_small(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4
 
 // -----
 
-// Dynamic dims count as 1: 2*1*512*512 flops is still above the threshold.
+// Dynamic dims count as 1 in the prediction (here oneDNN wins anyway).
 // CHECK-LABEL: func.func @matmul_dynamic
 // CHECK: memref.cast %{{.*}} : memref<?x512xf32> to memref<*xf32>
 // CHECK: call @paddle_onednn_matmul

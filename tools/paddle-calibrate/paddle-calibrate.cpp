@@ -12,18 +12,31 @@
 //   - cache levels: sizes from sysfs, bandwidths from a vector read loop
 //     over half of each level on all cores;
 //   - call overhead: a fork/join of one empty task per core on the
-//     runtime's thread pool, which every parallel kernel pays.
+//     runtime's thread pool, which every parallel kernel pays;
+//   - the library choice ("onednn", "codegen"; docs/onednn.md): f32 matmuls
+//     and a convolution JIT-compiled through the CPU pipeline with
+//     --library=onednn and =none and timed through the runtime on one
+//     thread; each path's efficiency is fitted from a tiny and large
+//     problems, the extra fixed cost of a oneDNN call from the tiny one,
+//     our loops' bandwidth from a thin (1 x K x N) matmul.
 // Each measurement keeps the best of several repetitions (the least
 // disturbed by other processes). --quick takes well under 10 s.
 //
 //===----------------------------------------------------------------------===//
 
 #include "paddle/CostModel/DeviceSpec.h"
+#include "paddle/Execution/Jit.h"
+#include "paddle/InitAll.h"
+#include "paddle_runtime/runtime.h"
 #include "thread_pool.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,6 +46,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -341,6 +355,230 @@ double measureForkJoin(int threads, int repetitions) {
   return times[times.size() / 2];
 }
 
+//===----------------------------------------------------------------------===//
+// Library choice: oneDNN and our generated kernels, through the runtime
+//===----------------------------------------------------------------------===//
+
+/// A module of one f32 function `f` and its FLOP count.
+struct Problem {
+  std::string text;
+  double flops;
+  std::vector<std::vector<int64_t>> inputs;
+};
+
+Problem matmulProblem(int64_t m, int64_t n, int64_t k) {
+  std::string a = formatv("tensor<{0}x{1}xf32>", m, k).str();
+  std::string b = formatv("tensor<{0}x{1}xf32>", k, n).str();
+  std::string c = formatv("tensor<{0}x{1}xf32>", m, n).str();
+  return {formatv("func.func @f(%a: {0}, %b: {1}) -> {2} {{\n"
+                  "  %0 = paddle.matmul %a, %b : {0}, {1} -> {2}\n"
+                  "  return %0 : {2}\n}\n",
+                  a, b, c)
+              .str(),
+          2.0 * double(m) * double(n) * double(k),
+          {{m, k}, {k, n}}};
+}
+
+/// An unpadded 3x3 convolution of `c` to `f` channels over h x h pixels.
+Problem convProblem(int64_t c, int64_t f, int64_t h) {
+  std::string x = formatv("tensor<1x{0}x{1}x{1}xf32>", c, h).str();
+  std::string w = formatv("tensor<{0}x{1}x3x3xf32>", f, c).str();
+  std::string y = formatv("tensor<1x{0}x{1}x{1}xf32>", f, h - 2).str();
+  return {formatv("func.func @f(%x: {0}, %w: {1}) -> {2} {{\n"
+                  "  %0 = paddle.conv2d %x, %w : {0}, {1} -> {2}\n"
+                  "  return %0 : {2}\n}\n",
+                  x, w, y)
+              .str(),
+          2.0 * double(f) * double(h - 2) * double(h - 2) * double(c) * 9,
+          {{1, c, h, h}, {f, c, 3, 3}}};
+}
+
+/// Best time of one call of `problem` compiled with `library` (and tiling
+/// on or off), on the calling thread alone; an error message on failure.
+Expected<double> timeProblem(mlir::MLIRContext &context, const Problem &problem,
+                             mlir::paddle::LibraryChoice library, bool tile,
+                             double budgetS) {
+  auto fail = [](const Twine &message) -> Error {
+    return createStringError(inconvertibleErrorCode(), message);
+  };
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(problem.text, &context);
+  if (!module)
+    return fail("cannot parse the calibration module:\n" + problem.text);
+  mlir::paddle::JitOptions options;
+  options.library = library;
+  options.tileAndVectorize = tile;
+  auto jit = mlir::paddle::JitModule::create(*module, options);
+  if (!jit)
+    return jit.takeError();
+  auto executable = mlir::paddle::JitModule::toExecutable(std::move(*jit));
+  if (!executable)
+    return executable.takeError();
+  paddle_session_t session = nullptr;
+  paddle_session_options_t sessionOptions{};
+  std::vector<paddle_tensor_t> inputs(problem.inputs.size());
+  paddle_tensor_t output{};
+  auto cleanup = [&] {
+    paddle_tensor_free(&output);
+    for (paddle_tensor_t &t : inputs)
+      paddle_tensor_free(&t);
+    paddle_session_free(session);
+    paddle_executable_free(*executable);
+  };
+  auto check = [&](paddle_status_t s) -> Error {
+    if (!s)
+      return Error::success();
+    std::string m = paddle_status_message(s);
+    paddle_status_free(s);
+    return fail("calibration run failed: " + m);
+  };
+  if (Error e = check(
+          paddle_session_create(*executable, &sessionOptions, &session))) {
+    cleanup();
+    return std::move(e);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::vector<int64_t> &shape = problem.inputs[i];
+    if (Error e = check(paddle_tensor_alloc(
+            &inputs[i], PADDLE_F32, int32_t(shape.size()), shape.data()))) {
+      cleanup();
+      return std::move(e);
+    }
+    float *data = static_cast<float *>(inputs[i].data);
+    for (int64_t j = 0, e = paddle_tensor_num_elements(&inputs[i]); j < e; ++j)
+      data[j] = float((j * 7 + int64_t(i)) % 13) * 0.125f - 0.75f;
+  }
+  // Calls until the budget is spent (at least 5, at most 2000); the best
+  // one is the least disturbed by other processes. The first call creates
+  // oneDNN's primitive and is not counted.
+  double best = 1e30, spent = 0;
+  for (int call = 0; call < 2000 && (call < 6 || spent < budgetS); ++call) {
+    paddle_tensor_free(&output);
+    auto start = Clock::now();
+    paddle_status_t s = paddle_session_run(session, 0, inputs.data(),
+                                           int32_t(inputs.size()), &output, 1);
+    double t = seconds(start, Clock::now());
+    if (Error e = check(s)) {
+      cleanup();
+      return std::move(e);
+    }
+    spent += t;
+    if (call > 0)
+      best = std::min(best, t);
+  }
+  cleanup();
+  return best;
+}
+
+/// The fitted "onednn" and "codegen" fields, relative to `peakOneCore`.
+struct LibraryFit {
+  OneDnnSpec onednn;
+  CodegenSpec codegen;
+  std::string notes;
+};
+
+Expected<LibraryFit> measureLibraryChoice(double peakOneCore, double bandwidth,
+                                          bool quick) {
+  using mlir::paddle::LibraryChoice;
+  mlir::DialectRegistry registry;
+  mlir::paddle::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // One thread: the efficiencies are per core (DeviceSpec.h), and a
+  // shared machine's other load disturbs one thread least.
+  paddle_set_num_threads(1);
+  double budget = quick ? 0.05 : 0.3;
+  auto time = [&](const Problem &p, LibraryChoice lib,
+                  bool tile) -> Expected<double> {
+    return timeProblem(context, p, lib, tile, budget);
+  };
+  Problem tiny = matmulProblem(8, 8, 8);
+  std::vector<Problem> large = {matmulProblem(256, 256, 256)};
+  if (!quick)
+    large.push_back(matmulProblem(512, 512, 512));
+  // Ops our code runs as scalar loops: a convolution (never tiled) and a
+  // matmul with tiling off; sizes that take milliseconds there.
+  std::vector<Problem> scalar = {convProblem(32, 32, 30),
+                                 matmulProblem(128, 128, 128)};
+
+  Expected<double> tinyLib = time(tiny, LibraryChoice::OneDnn, true);
+  if (!tinyLib)
+    return tinyLib.takeError();
+  Expected<double> tinyOurs = time(tiny, LibraryChoice::None, true);
+  if (!tinyOurs)
+    return tinyOurs.takeError();
+  // Efficiency: the FLOPs over the time beyond the tiny problem's (the
+  // fixed costs of a call), as a fraction of one core's peak; the lower
+  // median over the problems.
+  auto efficiency = [&](const std::vector<Problem> &problems, LibraryChoice lib,
+                        bool tile, double fixed,
+                        std::string &detail) -> Expected<double> {
+    std::vector<double> values;
+    for (const Problem &p : problems) {
+      Expected<double> t = time(p, lib, tile);
+      if (!t)
+        return t.takeError();
+      double e = p.flops / std::max(*t - fixed, 1e-9) / peakOneCore;
+      values.push_back(std::clamp(e, 1e-4, 1.0));
+      detail += formatv(" {0:F1} GFLOP/s", p.flops / *t / 1e9).str();
+    }
+    // The lower median: of two problems, the one further from the peak.
+    std::sort(values.begin(), values.end());
+    return values[(values.size() - 1) / 2];
+  };
+  LibraryFit fit;
+  std::string libDetail, tiledDetail, scalarDetail;
+  Expected<double> lib =
+      efficiency(large, LibraryChoice::OneDnn, true, *tinyLib, libDetail);
+  if (!lib)
+    return lib.takeError();
+  Expected<double> tiled =
+      efficiency(large, LibraryChoice::None, true, *tinyOurs, tiledDetail);
+  if (!tiled)
+    return tiled.takeError();
+  // The scalar problems: the conv through our loops, the matmul untiled.
+  std::vector<double> scalarValues;
+  for (const Problem &p : scalar) {
+    std::string detail;
+    Expected<double> e =
+        efficiency({p}, LibraryChoice::None, /*tile=*/false, *tinyOurs, detail);
+    if (!e)
+      return e.takeError();
+    scalarValues.push_back(*e);
+    scalarDetail += detail;
+  }
+  // Memory: a thin matmul whose B (32 MiB) is far larger than the caches
+  // of one core, through our tiled kernel, against the triad bandwidth
+  // that the roofline charges.
+  Problem thin = matmulProblem(1, 2048, 4096);
+  Expected<double> thinOurs = time(thin, LibraryChoice::None, true);
+  if (!thinOurs)
+    return thinOurs.takeError();
+  double thinBytes = (1.0 * 4096 + 4096.0 * 2048 + 2048) * 4;
+  fit.codegen.memoryEfficiency =
+      std::clamp(thinBytes / *thinOurs / bandwidth, 1e-4, 1.0);
+  fit.onednn.f32Efficiency = *lib;
+  fit.codegen.tiledF32Efficiency = *tiled;
+  // Geometric mean: the two kinds of scalar loops differ by a factor, and
+  // neither should dominate.
+  fit.codegen.scalarF32Efficiency =
+      std::sqrt(scalarValues[0] * scalarValues[1]);
+  // The model charges both paths the kernel call overhead and the tiny
+  // problem's roofline; what is left of the measured difference is the
+  // fixed cost a oneDNN call adds.
+  double modelled =
+      tiny.flops / (peakOneCore * *lib) - tiny.flops / (peakOneCore * *tiled);
+  fit.onednn.callOverheadS = std::max(0.0, *tinyLib - *tinyOurs - modelled);
+  fit.notes =
+      formatv(" Library choice (1 thread): 8x8x8 matmul {0:F2} us in "
+              "oneDNN, {1:F2} us ours; oneDNN{2}; ours tiled{3}; ours "
+              "scalar (conv, untiled matmul){4}; ours 1x4096x2048 {5:F1} GB/s.",
+              *tinyLib * 1e6, *tinyOurs * 1e6, libDetail, tiledDetail,
+              scalarDetail, thinBytes / *thinOurs / 1e9)
+          .str();
+  return fit;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -407,6 +645,16 @@ int main(int argc, char **argv) {
                    });
 
   spec.callOverheadS = measureForkJoin(cores, quick ? 200 : 2000);
+
+  Expected<LibraryFit> fit =
+      measureLibraryChoice(f32One, spec.memoryBandwidthBytesPerS, quick);
+  if (!fit) {
+    errs() << "paddle-calibrate: measuring the library choice: "
+           << toString(fit.takeError()) << "\n";
+    return 1;
+  }
+  spec.onednn = fit->onednn;
+  spec.codegen = fit->codegen;
   // Collectives between processes on one host go through shared memory: a
   // copy reads and writes, so half the triad bandwidth; a message costs
   // about one wake-up of another core.
@@ -423,7 +671,8 @@ int main(int argc, char **argv) {
      << " MiB arrays. Caches: sysfs sizes, read bandwidth over half of each "
         "level. Call overhead: fork/join of the runtime thread pool. Link: "
         "derived (half the triad bandwidth, latency = call overhead). f16, "
-        "bf16 and integer peaks are not measured (they fall back to f32's).";
+        "bf16 and integer peaks are not measured (they fall back to f32's)."
+     << fit->notes;
   spec.notes = notes;
   spec.source = "paddle-calibrate";
 
@@ -435,9 +684,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   out << text;
-  errs() << format("paddle-calibrate: f32 %.4g FLOP/s (%s, %d cores), "
-                   "memory %.4g B/s, call overhead %.3g us\n",
-                   f32, isa->name, cores, spec.memoryBandwidthBytesPerS,
-                   spec.callOverheadS * 1e6);
+  errs() << format(
+      "paddle-calibrate: f32 %.4g FLOP/s (%s, %d cores), "
+      "memory %.4g B/s, call overhead %.3g us; oneDNN %.3f of "
+      "peak + %.3g us per call, ours %.3f tiled, %.3f scalar, "
+      "%.3f of the bandwidth\n",
+      f32, isa->name, cores, spec.memoryBandwidthBytesPerS,
+      spec.callOverheadS * 1e6, spec.onednn->f32Efficiency,
+      spec.onednn->callOverheadS * 1e6, spec.codegen->tiledF32Efficiency,
+      spec.codegen->scalarF32Efficiency, spec.codegen->memoryEfficiency);
   return 0;
 }

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SidecarWeights.h"
+#include "ToolFlags.h"
 
 #include "paddle/Execution/Signature.h"
 #include "paddle/Execution/SourceModule.h"
@@ -65,33 +66,11 @@ static cl::opt<std::string>
             cl::desc("embed (constants in the artifact) | sidecar (large "
                      "constants in OUT.weights, loaded at run time)"),
             cl::init("embed"));
-static cl::opt<std::string> library(
-    "library",
-    cl::desc("Who runs large f32 matmuls and convolutions: auto (oneDNN "
-             "above a size threshold), onednn (oneDNN for all it supports), "
-             "none (generated code only); see docs/onednn.md"),
-    cl::init("auto"));
 static cl::opt<bool> instrumentKernels(
     "instrument-kernels",
     cl::desc("Record a trace event around every kernel (for --trace of "
              "executables and traced sessions)"),
     cl::init(false));
-static cl::opt<std::string> precision(
-    "precision",
-    cl::desc("Input precision of f32 matmuls and convolutions: f32, or bf16 "
-             "(bf16 inputs, f32 accumulation and result); see docs/bf16.md"),
-    cl::init("f32"));
-static cl::opt<bool>
-    fuse("fuse",
-         cl::desc("Group ops into fused kernels by the cost model (default "
-                  "on; =0: upstream elementwise fusion only); see "
-                  "docs/fusion.md"),
-         cl::init(true));
-static cl::opt<bool> tileAndVectorize(
-    "tile-and-vectorize",
-    cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
-             "(default on; =0 compiles every op to scalar loops)"),
-    cl::init(true));
 static cl::opt<uint64_t> sidecarThreshold(
     "sidecar-threshold",
     cl::desc("with --weights sidecar: constants of at least this many bytes "
@@ -527,15 +506,9 @@ int main(int argc, char **argv) {
                 "file is written with the compiled artifact)");
   if (sidecar && sidecarThreshold == 0)
     return fail("--sidecar-threshold must be at least 1 byte");
-  std::optional<paddle::LibraryChoice> libraryChoice =
-      paddle::parseLibraryChoice(library);
-  if (!libraryChoice)
-    return fail("--library must be auto, onednn or none; got '" + library +
-                "'");
-  std::optional<paddle::Precision> precisionChoice =
-      paddle::parsePrecision(precision);
-  if (!precisionChoice)
-    return fail("--precision must be f32 or bf16; got '" + precision + "'");
+  llvm::Expected<paddle::PipelineFlags> flags = paddle::readPipelineFlags();
+  if (!flags)
+    return fail(llvm::toString(flags.takeError()));
 
   DialectRegistry registry;
   paddle::registerAllDialects(registry);
@@ -578,10 +551,7 @@ int main(int argc, char **argv) {
   PassManager pm(&context);
   paddle::CpuPipelineOptions pipelineOptions;
   pipelineOptions.instrumentKernels = instrumentKernels;
-  pipelineOptions.tileAndVectorize = tileAndVectorize;
-  pipelineOptions.library = *libraryChoice;
-  pipelineOptions.precision = *precisionChoice;
-  pipelineOptions.fuse = fuse;
+  flags->applyTo(pipelineOptions);
   paddle::buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolFlags.h"
 #include "paddle/Execution/Jit.h"
 #include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
@@ -54,12 +55,6 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     benchRuns("bench", cl::desc("Run N more times and print median and min ms"),
               cl::init(0));
-static cl::opt<std::string> library(
-    "library",
-    cl::desc("Who runs large f32 matmuls and convolutions: auto (oneDNN "
-             "above a size threshold), onednn (oneDNN for all it supports), "
-             "none (generated code only); see docs/onednn.md"),
-    cl::init("auto"));
 static cl::opt<std::string> tracePath(
     "trace",
     cl::desc("Write per-call and per-kernel timings as Chrome trace JSON "
@@ -75,22 +70,6 @@ static cl::opt<unsigned> concurrency(
     cl::desc("Also run the function from N threads at once in the same "
              "session and check that every result equals the first run's"),
     cl::init(0));
-static cl::opt<std::string> precision(
-    "precision",
-    cl::desc("Input precision of f32 matmuls and convolutions: f32, or bf16 "
-             "(bf16 inputs, f32 accumulation and result); see docs/bf16.md"),
-    cl::init("f32"));
-static cl::opt<bool> tileAndVectorize(
-    "tile-and-vectorize",
-    cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
-             "(default on; =0 compiles every op to scalar loops)"),
-    cl::init(true));
-static cl::opt<bool>
-    fuse("fuse",
-         cl::desc("Group ops into fused kernels by the cost model (default "
-                  "on; =0: upstream elementwise fusion only); see "
-                  "docs/fusion.md"),
-         cl::init(true));
 // libMLIR already registers a hidden cl::opt named "threads", so --threads
 // is taken out of argv before LLVM parses it (see takeThreadsFlag).
 static cl::extrahelp
@@ -256,20 +235,14 @@ int main(int argc, char **argv) {
     return fail("--memory-limit: '" + memoryLimit +
                 "' is not a byte count (like 1048576, 512K, 16M or 2G)");
 
-  std::optional<paddle::LibraryChoice> libraryChoice =
-      paddle::parseLibraryChoice(library);
-  if (!libraryChoice)
-    return fail("--library must be auto, onednn or none; got '" + library +
-                "'");
-  std::optional<paddle::Precision> precisionChoice =
-      paddle::parsePrecision(precision);
-  if (!precisionChoice)
-    return fail("--precision must be f32 or bf16; got '" + precision + "'");
+  llvm::Expected<paddle::PipelineFlags> flags = paddle::readPipelineFlags();
+  if (!flags)
+    return fail(llvm::toString(flags.takeError()));
 
   Runtime runtime;
   if (isSharedObject(inputFile)) {
     // A library is compiled already: its precision was chosen then.
-    if (*precisionChoice != paddle::Precision::F32)
+    if (flags->precision != paddle::Precision::F32)
       return fail("--precision applies when compiling a module; '" + inputFile +
                   "' is a compiled library (use paddle-compile "
                   "--precision)");
@@ -289,10 +262,7 @@ int main(int argc, char **argv) {
     paddle::dropDonationRequests((*source)->get());
     paddle::JitOptions options;
     options.instrumentKernels = !tracePath.empty();
-    options.library = *libraryChoice;
-    options.tileAndVectorize = tileAndVectorize;
-    options.precision = *precisionChoice;
-    options.fuse = fuse;
+    flags->applyTo(options);
     auto jit = paddle::JitModule::create((*source)->get(), options);
     if (!jit)
       return fail(llvm::toString(jit.takeError()));

@@ -80,6 +80,38 @@ TimeEstimate estimateTime(const OpCost &cost, const DeviceSpec &device);
 /// The bandwidth the roofline charges `bytes` at (see estimateTime).
 double bandwidthFor(double bytes, const DeviceSpec &device);
 
+/// A matmul or convolution as the library-vs-codegen choice sees it
+/// (docs/onednn.md, "Choosing").
+struct ContractionCost {
+  double flops = 0;
+  /// Bytes of the operands and the result, each once.
+  double bytes = 0;
+  /// Bytes oneDNN converts between layouts on every call (each read and
+  /// written once): a convolution's activations to and from its blocked
+  /// layout, and weights that are not constant. Constant weights are
+  /// reordered once per module and cost nothing per call.
+  double reorderBytes = 0;
+  /// Whether our code generation tiles and vectorizes the op
+  /// (paddle-tile-and-vectorize), or runs it as scalar loops.
+  bool tiled = false;
+};
+
+/// Predicted time of one op on each path.
+struct PathEstimate {
+  /// call_overhead_s + onednn.call_overhead_s + roofline at
+  /// onednn.f32_efficiency x peak + reorderBytes at the roofline bandwidth.
+  double librarySeconds = 0;
+  /// call_overhead_s + roofline at the codegen efficiency (tiled or
+  /// scalar) x peak and codegen.memory_efficiency x bandwidth.
+  double codegenSeconds = 0;
+  bool libraryIsFaster() const { return librarySeconds < codegenSeconds; }
+};
+
+/// Both paths of `cost` on `device`; nullopt when the spec has no oneDNN
+/// path ("onednn" absent: GPUs), where generated code is the only choice.
+std::optional<PathEstimate> estimatePaths(const ContractionCost &cost,
+                                          const DeviceSpec &device);
+
 enum class Collective { AllReduce, AllGather, ReduceScatter, AllToAll };
 llvm::StringRef stringifyCollective(Collective kind);
 

@@ -48,6 +48,34 @@ struct LinkSpec {
   double latencyS = 0;
 };
 
+/// The oneDNN library path of the CPU pipeline (docs/onednn.md), as the
+/// choice between it and our generated code sees it (JSON "onednn").
+struct OneDnnSpec {
+  /// Fraction of the f32 peak oneDNN's matmul and convolution reach on
+  /// compute-bound problems, per core ("f32_efficiency", in (0, 1]).
+  double f32Efficiency = 0;
+  /// What one oneDNN call costs on top of a generated kernel of the same
+  /// op: primitive cache lookup, memory objects, stream, OpenMP team
+  /// ("call_overhead_s").
+  double callOverheadS = 0;
+};
+
+/// How close our generated matmul and convolution loops come to the f32
+/// peak, per core (JSON "codegen"; fractions in (0, 1]).
+struct CodegenSpec {
+  /// Ops paddle-tile-and-vectorize takes: register-tiled FMA kernels
+  /// ("tiled_f32_efficiency").
+  double tiledF32Efficiency = 0;
+  /// Every other matmul and convolution: the scalar loops of
+  /// convert-linalg-to-parallel-loops, as far as LLVM vectorizes them
+  /// ("scalar_f32_efficiency").
+  double scalarF32Efficiency = 0;
+  /// Fraction of the roofline bandwidth our loops reach where memory bounds
+  /// them ("memory_efficiency"): a thin matmul (1 x K x N) streams B through
+  /// register tiles of one row, strided by K panels, far from a copy's rate.
+  double memoryEfficiency = 0;
+};
+
 struct DeviceSpec {
   std::string name;
   DeviceKind kind = DeviceKind::Cpu;
@@ -62,6 +90,11 @@ struct DeviceSpec {
   /// Fixed cost of one kernel: a CPU parallel-loop fork/join or a GPU launch.
   double callOverheadS = 0;
   LinkSpec link;
+  /// Absent: the device has no oneDNN path (GPUs), so generated code runs
+  /// every op unless a tool forces the library. Present only together with
+  /// `codegen`, which it is compared with.
+  std::optional<OneDnnSpec> onednn;
+  std::optional<CodegenSpec> codegen;
   std::string notes;
   std::string source;
 

@@ -13,7 +13,7 @@ namespace mlir::paddle {
 
 /// Who runs large f32 matmuls and convolutions (docs/onednn.md).
 enum class LibraryChoice {
-  /// oneDNN above paddle-use-onednn's size threshold, our loops below.
+  /// Per op, the path the cost model predicts faster (paddle-use-onednn).
   Auto,
   /// oneDNN for every op it supports.
   OneDnn,
@@ -63,7 +63,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(LibraryChoice::Auto),
       llvm::cl::values(
           clEnumValN(LibraryChoice::Auto, "auto",
-                     "oneDNN for problems above the size threshold"),
+                     "per op, the path the cost model predicts faster"),
           clEnumValN(LibraryChoice::OneDnn, "onednn",
                      "oneDNN for every supported op"),
           clEnumValN(LibraryChoice::None, "none", "only generated code"))};

@@ -413,10 +413,17 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     output (docs/onednn.md, "Fused post-ops"). Constant-global weights set
     the program's flag, and the runtime reorders them once per module.
 
-    Which ops are worth a call: with `force`, every supported op; otherwise
-    those of at least `min-flops` floating-point operations, counting each
-    dynamic dim as 1. (The cost model will make this choice; see
-    `isWorthLibraryCall`.)
+    Which ops are worth a call: with `force`, every supported op;
+    otherwise those the cost model predicts faster in oneDNN than in our
+    generated code on `device` (docs/onednn.md, "Choosing"): oneDNN costs
+    its call overhead, a roofline at its efficiency and, for convolutions,
+    the per-call layout reorders of activations and non-constant weights;
+    our code a roofline at the efficiency of the tiled kernel (matmuls
+    paddle-tile-and-vectorize takes, with `tile-and-vectorize` and
+    `vector-bits` as in the pipeline) or of scalar loops. Both
+    efficiencies and the overhead come from the device spec ("onednn",
+    "codegen"; docs/cost-model.md); a spec without "onednn" (GPUs) keeps
+    every op on our code. Dynamic dims count as 1.
 
     ```mlir
     linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
@@ -439,9 +446,15 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     Option<"fuse", "fuse", "bool", "true",
            "Fuse an elementwise linalg.generic reading the result into the "
            "call as oneDNN post-ops">,
-    Option<"minFlops", "min-flops", "int64_t", "100000",
-           "Smallest problem (floating-point operations) given to oneDNN "
-           "unless force is set">,
+    Option<"device", "device", "std::string", "\"xeon-amx-2c\"",
+           "Built-in device name or path of a device spec JSON file whose "
+           "\"onednn\" and \"codegen\" fields decide each op">,
+    Option<"tileAndVectorize", "tile-and-vectorize", "bool", "true",
+           "Whether the pipeline tiles and vectorizes static f32 matmuls "
+           "(paddle-tile-and-vectorize): selects the codegen efficiency">,
+    Option<"vectorBits", "vector-bits", "int64_t", "0",
+           "Register width paddle-tile-and-vectorize tiles for (0: the "
+           "host CPU's)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
