@@ -157,3 +157,26 @@ def test_constant_weights_cache(ctx, rng):
         results.append(first)
         del exe
     assert not np.array_equal(results[0], results[1])
+
+
+@pytest.mark.parametrize("n", [1024, 2048, 1000])
+def test_constant_weights_padded_rows(ctx, rng, n):
+    """Constant matmul weights whose rows are a multiple of 4 KiB (1024 and
+    2048 floats) are cached with padded rows (4K aliasing); the result must
+    not change, on the first call and from the cache, and rows of other
+    lengths (1000) keep oneDNN's own layout."""
+    from paddle_mlir import _core
+    x, w, b = uniform(rng, (16, 96)), uniform(rng, (96, n)), uniform(rng, (n,))
+    R = tensor_type((16, n), np.float32)
+    text = (f"func.func @main(%x: {tensor_type(x.shape, np.float32)}, "
+            f"%b: {tensor_type(b.shape, np.float32)}) -> {R} {{\n" + constant("w", w) +
+            f"  %y = paddle.matmul %x, %w : {tensor_type(x.shape, np.float32)}, "
+            f"{tensor_type(w.shape, np.float32)} -> {R}\n"
+            f"  %z = paddle.add %y, %b : {R}, {tensor_type(b.shape, np.float32)} -> {R}\n"
+            f"  return %z : {R}\n}}\n")
+    assert program_counts(lowered(text, "onednn")) == [1]
+    exe = _core.compile(_core.Module.parse(ctx, text), library="onednn")
+    ref = x.astype(np.float64) @ w.astype(np.float64) + b
+    for _ in range(2):
+        (out,) = exe.run("main", [x, b])
+        close(out, ref)
