@@ -245,6 +245,10 @@ Region regionOf(Value v) {
     }
     return {regionOf(view.getSource()).root};
   }
+  // Reshapes and casts cover the same bytes as their source.
+  if (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp,
+                      memref::CastOp>(v.getDefiningOp()))
+    return regionOf(v.getDefiningOp()->getOperand(0));
   // Other views: anywhere in their source.
   if (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     return {regionOf(view.getViewSource()).root};

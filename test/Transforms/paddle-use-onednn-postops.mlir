@@ -296,3 +296,35 @@ func.func @accumulating(%a: memref<64x128xf32>, %b: memref<128x32xf32>) -> memre
   }
   return %d : memref<64x32xf32>
 }
+
+// -----
+
+// The matmul reads its lhs through a collapse_shape of a workspace slice
+// next to the one the epilogue writes (in place of the matmul's result, as
+// the memory planner lays out a Linear layer on [batch, seq, features]). A
+// reshape covers its source's bytes, so the two are known apart and the
+// epilogue fuses (relu: count 1).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: memref.global "private" constant @[[$P:__paddle_onednn_program[_0-9]*]] : memref<6xi64> = dense<[0, 1, 2, -1, 0, 0]>
+// CHECK-LABEL: func.func @reshaped_lhs_beside_output
+// CHECK: call @paddle_onednn_matmul
+// CHECK-NOT: linalg.generic
+func.func @reshaped_lhs_beside_output(%ws: memref<?xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %b = memref.alloc() : memref<16x32xf32>
+  %c0 = arith.constant 0 : index
+  %c8192 = arith.constant 8192 : index
+  %x = memref.view %ws[%c8192][] : memref<?xi8> to memref<1x64x16xf32>
+  %a = memref.collapse_shape %x [[0, 1], [2]] : memref<1x64x16xf32> into memref<64x16xf32>
+  %c = memref.view %ws[%c0][] : memref<?xi8> to memref<64x32xf32>
+  %d = memref.view %ws[%c0][] : memref<?xi8> to memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<64x32xf32>) outs(%d : memref<64x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
