@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -250,6 +252,60 @@ static std::optional<RowReduction> matchRowReduction(linalg::GenericOp op) {
   if (!kind || !identity || failed(linalg::vectorizeOpPrecondition(op)))
     return std::nullopt;
   return RowReduction{*kind, *identity};
+}
+
+/// Rewrites the reads of `op` that index a dim at constant 0 (a value per
+/// row read as memref<Rx1> at (d0, 0), as softmax's and layer norm's
+/// normalisation read the row statistics) to read a rank-reduced subview
+/// without that dim, so that every map of the op is a projected permutation
+/// of increasing dims, which vectorizes as a broadcast.
+static void dropConstantIndexedDims(RewriterBase &rewriter,
+                                    linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics())
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(operand->get().getType());
+    AffineMap map = maps[operand->getOperandNumber()];
+    if (!type || !type.hasStaticShape() ||
+        llvm::none_of(map.getResults(), [](AffineExpr e) {
+          auto c = dyn_cast<AffineConstantExpr>(e);
+          return c && c.getValue() == 0;
+        }))
+      continue;
+    SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+        strides(type.getRank(), 1), kept;
+    SmallVector<AffineExpr> results;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      if (c && c.getValue() == 0) {
+        sizes[i] = 1;
+        continue;
+      }
+      kept.push_back(type.getDimSize(i));
+      results.push_back(e);
+    }
+    if (llvm::any_of(results,
+                     [](AffineExpr e) { return !isa<AffineDimExpr>(e); }))
+      continue;
+    rewriter.setInsertionPoint(op);
+    MemRefType reduced = memref::SubViewOp::inferRankReducedResultType(
+        kept, type, offsets, sizes, strides);
+    Value view = memref::SubViewOp::create(
+        rewriter, op.getLoc(), reduced, operand->get(),
+        getAsIndexOpFoldResult(rewriter.getContext(), offsets),
+        getAsIndexOpFoldResult(rewriter.getContext(), sizes),
+        getAsIndexOpFoldResult(rewriter.getContext(), strides));
+    rewriter.modifyOpInPlace(op, [&] { operand->set(view); });
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext());
+    changed = true;
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
 }
 
 /// Whether `base` is `buffer` or a subview of it.
@@ -580,6 +636,11 @@ struct TileAndVectorizePass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    func.walk([&](linalg::GenericOp op) {
+      if (op.isAllParallelLoops())
+        dropConstantIndexedDims(rewriter, op);
+    });
     SmallVector<linalg::LinalgOp> matmuls;
     SmallVector<linalg::GenericOp> elementwise;
     SmallVector<std::pair<linalg::GenericOp, RowReduction>> reductions;
@@ -598,7 +659,6 @@ struct TileAndVectorizePass
     if (matmuls.empty() && elementwise.empty() && reductions.empty())
       return;
 
-    IRRewriter rewriter(&getContext());
     // A failure here leaves the op (or, past the first tiling, the tiled
     // op in its loops) to the scalar path: still correct, only slower.
     for (linalg::LinalgOp op : matmuls)
@@ -610,6 +670,26 @@ struct TileAndVectorizePass
 
     // Subviews and constants that tiling made inside the loops.
     func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+
+    // exp of a vector as a polynomial in vector instructions (upstream's
+    // approximation, within a few ulp of libm's expf), rather than one libm
+    // call per lane, which is what LLVM makes of llvm.exp on a vector and
+    // what bounds softmax. Scalar exps keep libm.
+    SmallVector<Operation *> vectorExps;
+    func.walk([&](math::ExpOp op) {
+      if (isa<VectorType>(op.getType()))
+        vectorExps.push_back(op);
+    });
+    if (!vectorExps.empty()) {
+      RewritePatternSet approximations(&getContext());
+      populateMathPolynomialApproximationPatterns(
+          approximations, [](StringRef name) {
+            return name == math::ExpOp::getOperationName();
+          });
+      if (failed(
+              applyOpPatternsGreedily(vectorExps, std::move(approximations))))
+        return signalPassFailure();
+    }
 
     // Vector ops -> 1-D loads, stores, broadcasts and FMAs, which
     // convert-vector-to-llvm maps onto LLVM vectors. In stages, as the
