@@ -671,9 +671,8 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
   SmallVector<Operation *> allocations;
   auto knownBefore = [&](Value v) {
     Operation *def = v.getDefiningOp();
-    return !def ? v.getParentBlock() == op->getBlock() ||
-                      v.getParentRegion()->isAncestor(op->getParentRegion())
-                : def->getBlock() == op->getBlock() && def->isBeforeInBlock(op);
+    return def ? def->getBlock() == op->getBlock() && def->isBeforeInBlock(op)
+               : v.getParentRegion()->isAncestor(op->getParentRegion());
   };
   Operation *next = op->getNextNode();
   while (next) {
