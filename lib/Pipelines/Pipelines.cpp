@@ -184,7 +184,13 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   // vector.insert chains start from ub.poison. After math-to-libm, which
   // unrolls vector math without an LLVM intrinsic (erf, ...) into
   // vector.extract / vector.insert around scalar libm calls.
-  pm.addPass(createConvertVectorToLLVMPass());
+  // Reductions of a vector (the last step of a vectorized row reduction)
+  // as a tree of lanewise ops rather than one lane after the other: the
+  // row's sum is already reassociated (docs/fusion.md, "Vectorized
+  // reductions").
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

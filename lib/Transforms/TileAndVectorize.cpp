@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -191,6 +193,128 @@ bool paddle::isTiledMatmul(linalg::LinalgOp op, int64_t vectorBits) {
       .has_value();
 }
 
+/// What tileRowReduction needs to know of a row reduction's body: the op
+/// that folds each element into the output, as a vector combining kind, and
+/// its neutral element (what the vector accumulator starts from).
+struct RowReduction {
+  vector::CombiningKind kind;
+  TypedAttr identity;
+};
+
+/// Whether the dims of `map` are increasing dims of the iteration space
+/// (no transposition, which would turn a vector read into a gather).
+static bool hasIncreasingDims(AffineMap map) {
+  int64_t last = -1;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || static_cast<int64_t>(dim.getPosition()) <= last)
+      return false;
+    last = dim.getPosition();
+  }
+  return true;
+}
+
+/// A row reduction: static f32 operands, one output, every dim parallel
+/// but the innermost, which is reduced and read contiguously, and a body
+/// `out = combine(out, f(inputs))` with a combiner that has a neutral
+/// element (add, mul, max, min). Softmax's row max and sum of exps, layer
+/// norm's sums and reduce_sum/mean/max over the last axis are of this form.
+static std::optional<RowReduction> matchRowReduction(linalg::GenericOp op) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops == 0 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 1 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+      !hasStaticF32Operands(op))
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!hasIncreasingDims(map))
+      return std::nullopt;
+    // The reduced dim, where read, is the operand's innermost (contiguous)
+    // dim; the output does not vary along it.
+    bool readsRow = map.isFunctionOfDim(numLoops - 1);
+    if (op.isDpsInit(&operand)
+            ? readsRow
+            : readsRow && map.getResults().back() !=
+                              getAffineDimExpr(numLoops - 1, op.getContext()))
+      return std::nullopt;
+  }
+  Block &body = op.getRegion().front();
+  BlockArgument out = op.getRegionOutputArgs().front();
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body ||
+      combiner->getNumOperands() != 2 || !combiner->hasOneUse() ||
+      !out.hasOneUse() || out.getUses().begin()->getOwner() != combiner)
+    return std::nullopt;
+  std::optional<vector::CombiningKind> kind =
+      linalg::getCombinerOpKind(combiner);
+  std::optional<TypedAttr> identity = arith::getNeutralElement(combiner);
+  if (!kind || !identity || failed(linalg::vectorizeOpPrecondition(op)))
+    return std::nullopt;
+  return RowReduction{*kind, *identity};
+}
+
+/// Rewrites the reads of `op` that index a dim at constant 0 (a value per
+/// row read as memref<Rx1> at (d0, 0), as softmax's and layer norm's
+/// normalisation read the row statistics) to read a rank-reduced subview
+/// without that dim, so that every map of the op is a projected permutation
+/// of increasing dims, which vectorizes as a broadcast.
+static void dropConstantIndexedDims(RewriterBase &rewriter,
+                                    linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics())
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(operand->get().getType());
+    AffineMap map = maps[operand->getOperandNumber()];
+    if (!type || !type.hasStaticShape() ||
+        llvm::none_of(map.getResults(), [](AffineExpr e) {
+          auto c = dyn_cast<AffineConstantExpr>(e);
+          return c && c.getValue() == 0;
+        }))
+      continue;
+    SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+        strides(type.getRank(), 1), kept;
+    SmallVector<AffineExpr> results;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      if (c && c.getValue() == 0) {
+        sizes[i] = 1;
+        continue;
+      }
+      kept.push_back(type.getDimSize(i));
+      results.push_back(e);
+    }
+    if (llvm::any_of(results,
+                     [](AffineExpr e) { return !isa<AffineDimExpr>(e); }))
+      continue;
+    rewriter.setInsertionPoint(op);
+    MemRefType reduced = memref::SubViewOp::inferRankReducedResultType(
+        kept, type, offsets, sizes, strides);
+    Value view = memref::SubViewOp::create(
+        rewriter, op.getLoc(), reduced, operand->get(),
+        getAsIndexOpFoldResult(rewriter.getContext(), offsets),
+        getAsIndexOpFoldResult(rewriter.getContext(), sizes),
+        getAsIndexOpFoldResult(rewriter.getContext(), strides));
+    rewriter.modifyOpInPlace(op, [&] { operand->set(view); });
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, rewriter.getContext());
+    changed = true;
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+}
+
+/// Whether `base` is `buffer` or a subview of it.
+static bool isViewOf(Value base, Value buffer) {
+  if (auto subview = base.getDefiningOp<memref::SubViewOp>())
+    base = subview.getSource();
+  return base == buffer;
+}
+
 namespace {
 struct TileAndVectorizePass
     : paddle::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
@@ -268,6 +392,224 @@ struct TileAndVectorizePass
     return vectorizeTile(rewriter, tiled->op);
   }
 
+  /// A row reduction (matchRowReduction) over rows of K elements: the rows
+  /// are tiled by 1 (an scf.parallel, or an scf.for inside a fused group's
+  /// tile loop, which is already parallel), and each row is reduced into a
+  /// vector accumulator of `width` lanes, `width` dividing K:
+  ///
+  ///   acc = splat(identity)                        // vector<width>
+  ///   for each block of `unroll` chunks of `width` elements of the row:
+  ///     acc = combine(acc, f(chunk))               // lanewise
+  ///   out = combine(out, reduce(acc))              // one horizontal step
+  ///
+  /// This is a generic over [rows, K / width (reduction), width (parallel)]
+  /// reading the row through a memref.expand_shape, with a [width] output;
+  /// linalg::vectorize turns it into a vector.multi_reduction over the middle
+  /// dim, which the InnerParallel lowering makes lanewise combines, and the
+  /// accumulator is kept in registers across the block loop. Several
+  /// vectors per chunk (width up to 4x the vector length) give independent
+  /// add chains. The order of the f32 additions differs from the scalar
+  /// loop's (docs/fusion.md, "Vectorized reductions").
+  LogicalResult tileRowReduction(RewriterBase &rewriter, linalg::GenericOp op,
+                                 const RowReduction &reduction) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned n = ranges.size();
+    int64_t k = ranges.back();
+    int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
+    int64_t width =
+        paddle::pickDivisor(k, {4 * lanes, 2 * lanes, lanes, lanes / 2, 4});
+    if (!width)
+      return failure();
+    int64_t chunks = k / width;
+    // About 16 vector registers of input per step of the block loop: enough
+    // to hide latencies, small enough to keep the code short.
+    int64_t unroll = 1;
+    for (int64_t u = std::max<int64_t>(1, 16 * lanes / width); u >= 1; --u)
+      if (chunks % u == 0) {
+        unroll = u;
+        break;
+      }
+
+    linalg::LinalgOp row = op;
+    if (n > 1) {
+      SmallVector<int64_t> sizes(n, 1);
+      sizes.back() = 0;
+      bool nested = op->getParentOfType<scf::ParallelOp>() != nullptr;
+      FailureOr<linalg::TiledLinalgOp> rows =
+          tile(rewriter, op, sizes,
+               nested ? linalg::LinalgTilingLoopType::Loops
+                      : linalg::LinalgTilingLoopType::ParallelLoops);
+      if (failed(rows))
+        return failure();
+      if (!nested)
+        rows->loops.front()->setAttr(
+            kMinTaskSizeAttr, rewriter.getI64IntegerAttr(
+                                  std::max<int64_t>(1, kElementsPerTask / k)));
+      row = rows->op;
+    }
+
+    // The split generic: dims [rows..., chunk, lane].
+    MLIRContext *ctx = rewriter.getContext();
+    Location loc = row.getLoc();
+    rewriter.setInsertionPoint(row);
+    unsigned dims = n + 1;
+    AffineExpr lane = getAffineDimExpr(n, ctx);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *operand : row.getDpsInputOperands()) {
+      AffineMap map = row.getMatchingIndexingMap(operand);
+      Value value = operand->get();
+      SmallVector<AffineExpr> results(map.getResults());
+      if (map.isFunctionOfDim(n - 1)) {
+        auto type = cast<MemRefType>(value.getType());
+        int64_t rank = type.getRank();
+        SmallVector<int64_t> shape(type.getShape());
+        shape.back() = chunks;
+        shape.push_back(width);
+        SmallVector<ReassociationIndices> groups;
+        for (int64_t i = 0; i + 1 < rank; ++i)
+          groups.push_back({i});
+        groups.push_back({rank - 1, rank});
+        value =
+            memref::ExpandShapeOp::create(rewriter, loc, shape, value, groups);
+        results.push_back(lane);
+      }
+      inputs.push_back(value);
+      maps.push_back(AffineMap::get(dims, 0, results, ctx));
+    }
+    // The accumulator: [1, ..., 1, width], indexed by the row dims (all of
+    // extent 1 here) and the lane.
+    Type f32 = rewriter.getF32Type();
+    SmallVector<int64_t> partialShape(n - 1, 1);
+    partialShape.push_back(width);
+    auto partialType = MemRefType::get(partialShape, f32);
+    // A heap buffer only where the forwarding below fails; normally it is
+    // gone before lowering.
+    Value partial = memref::AllocOp::create(rewriter, loc, partialType);
+    SmallVector<AffineExpr> partialResults;
+    for (unsigned d = 0; d + 1 < n; ++d)
+      partialResults.push_back(getAffineDimExpr(d, ctx));
+    partialResults.push_back(lane);
+    maps.push_back(AffineMap::get(dims, 0, partialResults, ctx));
+    SmallVector<utils::IteratorType> iterators(n - 1,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    iterators.push_back(utils::IteratorType::parallel);
+
+    auto vectorType = VectorType::get(partialShape, f32);
+    Value identity = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(vectorType,
+                               ArrayRef<Attribute>{reduction.identity}));
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    SmallVector<Value> zeros(partialShape.size(), c0);
+    auto init = vector::TransferWriteOp::create(rewriter, loc, identity,
+                                                partial, zeros);
+    auto split =
+        linalg::GenericOp::create(rewriter, loc, TypeRange{}, inputs,
+                                  ValueRange{partial}, maps, iterators);
+    // Same block arguments (f32 inputs, f32 output): the body carries over.
+    rewriter.cloneRegionBefore(row->getRegion(0), split.getRegion(),
+                               split.getRegion().end());
+    if (failed(linalg::vectorizeOpPrecondition(split))) {
+      // Leave the row to the scalar loops.
+      SmallVector<Operation *> made = {split, init, partial.getDefiningOp()};
+      for (Value input : inputs)
+        if (auto expand = input.getDefiningOp<memref::ExpandShapeOp>())
+          made.push_back(expand);
+      for (Operation *op : made)
+        rewriter.eraseOp(op);
+      return failure();
+    }
+    Value out = row.getDpsInits().front();
+    rewriter.eraseOp(row);
+
+    // From here on nothing bails out: should a step fail, the split generic
+    // stays (scalar loops into the accumulator buffer), which the
+    // horizontal step below still reads correctly.
+    linalg::LinalgOp vectorized = split;
+    scf::ForOp blockLoop;
+    if (unroll < chunks) {
+      SmallVector<int64_t> sizes(dims, 0);
+      sizes[n - 1] = unroll;
+      FailureOr<linalg::TiledLinalgOp> blocks =
+          tile(rewriter, split, sizes, linalg::LinalgTilingLoopType::Loops);
+      if (succeeded(blocks)) {
+        vectorized = blocks->op;
+        blockLoop = cast<scf::ForOp>(blocks->loops.front());
+      }
+    }
+    // The horizontal step goes where the row's reduction ends.
+    Operation *next =
+        (blockLoop ? blockLoop.getOperation() : vectorized.getOperation())
+            ->getNextNode();
+    if (succeeded(vectorizeTile(rewriter, vectorized)) && blockLoop)
+      (void)hoistAccumulator(rewriter, blockLoop);
+
+    // Horizontal step: out = combine(out, reduce(acc)).
+    // The accumulator's last write, and what is read back from it.
+    vector::TransferReadOp read;
+    vector::TransferWriteOp last;
+    SmallVector<vector::TransferReadOp> reads;
+    SmallVector<vector::TransferWriteOp> writes;
+    for (Operation *user : partial.getUsers()) {
+      SmallVector<Operation *> accesses;
+      if (isa<memref::SubViewOp>(user))
+        llvm::append_range(accesses, user->getUsers());
+      else
+        accesses.push_back(user);
+      for (Operation *access : accesses) {
+        if (auto r = dyn_cast<vector::TransferReadOp>(access))
+          reads.push_back(r);
+        else if (auto w = dyn_cast<vector::TransferWriteOp>(access))
+          writes.push_back(w);
+      }
+    }
+    Block *block = init->getBlock();
+    for (vector::TransferWriteOp w : writes)
+      if (w != init && w->getBlock() == block)
+        last = w;
+    for (vector::TransferReadOp r : reads)
+      if (r->getBlock() == block)
+        read = r;
+    rewriter.setInsertionPoint(next);
+    SmallVector<Value> outIndices(cast<MemRefType>(out.getType()).getRank(),
+                                  c0);
+    bool forwarded = reads.size() == 1 && writes.size() == 2 && read && last &&
+                     read->getBlock() == block &&
+                     read.getVectorType() == vectorType &&
+                     last.getVectorType() == vectorType;
+    Value acc;
+    if (forwarded) {
+      // The accumulator lives in registers only: the hoisted read starts
+      // from the identity, and the last write's value is reduced directly.
+      rewriter.replaceAllUsesWith(read.getResult(), identity);
+      acc = last.getVector();
+    } else {
+      acc = vector::TransferReadOp::create(rewriter, loc, vectorType, partial,
+                                           zeros, /*padding=*/std::nullopt);
+    }
+    Value flat = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({width}, f32), acc);
+    Value previous = memref::LoadOp::create(rewriter, loc, out, outIndices);
+    Value combined = vector::ReductionOp::create(rewriter, loc, reduction.kind,
+                                                 flat, previous);
+    memref::StoreOp::create(rewriter, loc, combined, out, outIndices);
+    if (forwarded) {
+      for (Operation *op :
+           {last.getOperation(), read.getOperation(), init.getOperation()})
+        rewriter.eraseOp(op);
+      for (Operation *user : llvm::make_early_inc_range(partial.getUsers()))
+        if (user->use_empty())
+          rewriter.eraseOp(user);
+      if (partial.use_empty())
+        rewriter.eraseOp(partial.getDefiningOp());
+      return success();
+    }
+    memref::DeallocOp::create(rewriter, loc, partial);
+    return success();
+  }
+
   /// Generics this pass vectorizes: all dims parallel, an identity output,
   /// inputs read without transposition (broadcasts are fine), and a body
   /// linalg::vectorize accepts.
@@ -294,8 +636,14 @@ struct TileAndVectorizePass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    func.walk([&](linalg::GenericOp op) {
+      if (op.isAllParallelLoops())
+        dropConstantIndexedDims(rewriter, op);
+    });
     SmallVector<linalg::LinalgOp> matmuls;
     SmallVector<linalg::GenericOp> elementwise;
+    SmallVector<std::pair<linalg::GenericOp, RowReduction>> reductions;
     func.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
         if (isMatmulCandidate(op))
@@ -303,21 +651,45 @@ struct TileAndVectorizePass
       } else if (auto generic = dyn_cast<linalg::GenericOp>(*op)) {
         if (isSimpleElementwise(generic))
           elementwise.push_back(generic);
+        else if (std::optional<RowReduction> reduction =
+                     matchRowReduction(generic))
+          reductions.emplace_back(generic, *reduction);
       }
     });
-    if (matmuls.empty() && elementwise.empty())
+    if (matmuls.empty() && elementwise.empty() && reductions.empty())
       return;
 
-    IRRewriter rewriter(&getContext());
     // A failure here leaves the op (or, past the first tiling, the tiled
     // op in its loops) to the scalar path: still correct, only slower.
     for (linalg::LinalgOp op : matmuls)
       (void)tileMatmul(rewriter, op);
     for (linalg::GenericOp op : elementwise)
       (void)tileElementwise(rewriter, op);
+    for (auto &[op, reduction] : reductions)
+      (void)tileRowReduction(rewriter, op, reduction);
 
     // Subviews and constants that tiling made inside the loops.
     func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+
+    // exp of a vector as a polynomial in vector instructions (upstream's
+    // approximation, within a few ulp of libm's expf), rather than one libm
+    // call per lane, which is what LLVM makes of llvm.exp on a vector and
+    // what bounds softmax. Scalar exps keep libm.
+    SmallVector<Operation *> vectorExps;
+    func.walk([&](math::ExpOp op) {
+      if (isa<VectorType>(op.getType()))
+        vectorExps.push_back(op);
+    });
+    if (!vectorExps.empty()) {
+      RewritePatternSet approximations(&getContext());
+      populateMathPolynomialApproximationPatterns(
+          approximations, [](StringRef name) {
+            return name == math::ExpOp::getOperationName();
+          });
+      if (failed(
+              applyOpPatternsGreedily(vectorExps, std::move(approximations))))
+        return signalPassFailure();
+    }
 
     // Vector ops -> 1-D loads, stores, broadcasts and FMAs, which
     // convert-vector-to-llvm maps onto LLVM vectors. In stages, as the

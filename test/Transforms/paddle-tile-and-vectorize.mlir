@@ -114,14 +114,99 @@ func.func @transpose(%x: memref<32x32xf32>, %z: memref<32x32xf32>) {
   return
 }
 
-// CHECK-LABEL: func.func @reduce(
-// CHECK: linalg.generic
-// CHECK-NOT: vector.
-func.func @reduce(%x: memref<32x32xf32>, %z: memref<32xf32>) {
+// A row sum: rows over an scf.parallel, each row read as chunks of 4
+// vectors (4x16 lanes with 512-bit registers: 256 = 4 chunks of 64, one
+// step; 4x8 with 256-bit ones: 256 = 8 chunks of 32, two steps of 4 chunks)
+// added lanewise into an accumulator carried in registers, and one
+// vector.reduction into the row's output.
+// CHECK-LABEL: func.func @row_sum(
+// CHECK-NOT: linalg.generic
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00>
+// CHECK: scf.parallel (%[[ROW:.*]]) =
+// CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[ROW]]] [1] [1]
+// AVX512: memref.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [1, 4, 64]
+// AVX512-COUNT-4: vector.load {{.*}} vector<64xf32>
+// AVX512-COUNT-3: arith.addf {{.*}} : vector<64xf32>
+// AVX512: %[[ACC:.*]] = arith.addf {{.*}} : vector<64xf32>
+// AVX2: memref.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [1, 8, 32]
+// AVX2: %[[LOOP:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<1x32xf32>)
+// AVX2-COUNT-4: vector.load {{.*}} vector<32xf32>
+// AVX2: scf.yield
+// AVX2: %[[ACC:.*]] = vector.extract %[[LOOP]][0]
+// CHECK: %[[INIT:.*]] = memref.load %[[OUT]]
+// CHECK: %[[SUM:.*]] = vector.reduction <add>, %[[ACC]], %[[INIT]]
+// CHECK: memref.store %[[SUM]], %[[OUT]]
+// CHECK: } {paddle.min_task_size = 16 : i64}
+func.func @row_sum(%x: memref<32x256xf32>, %z: memref<32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<32x32xf32>) outs(%z : memref<32xf32>) {
+      ins(%x : memref<32x256xf32>) outs(%z : memref<32xf32>) {
   ^bb0(%a: f32, %o: f32):
     %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A row max of exp(x - m[row]) (softmax's shape of body): the row statistic
+// is broadcast over the lanes, and exp becomes vector arithmetic (the
+// max's -inf start folds away).
+// CHECK-LABEL: func.func @row_max_exp(
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel
+// CHECK: vector.broadcast
+// CHECK: arith.subf {{.*}} : vector<
+// CHECK-NOT: math.exp
+// CHECK: arith.maximumf {{.*}} : vector<
+// CHECK: vector.reduction <maximumf>
+func.func @row_max_exp(%x: memref<8x128xf32>, %m: memref<8xf32>, %z: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : memref<8x128xf32>, memref<8xf32>) outs(%z : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %e = math.exp %d : f32
+    %s = arith.maximumf %e, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Not taken: a row no vector divides (7), a reduction over the outer dim,
+// and a body that reads the output besides combining into it.
+// CHECK-LABEL: func.func @odd_row(
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+func.func @odd_row(%x: memref<32x7xf32>, %z: memref<32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x7xf32>) outs(%z : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @column_sum(
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+func.func @column_sum(%x: memref<32x64xf32>, %z: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x64xf32>) outs(%z : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @reads_output(
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+func.func @reads_output(%x: memref<32x64xf32>, %z: memref<32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x64xf32>) outs(%z : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.mulf %a, %o : f32
+    %s = arith.addf %p, %o : f32
     linalg.yield %s : f32
   }
   return

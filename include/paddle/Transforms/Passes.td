@@ -229,7 +229,8 @@ def DropDonatedResultsPass
 
 def TileAndVectorizePass
     : Pass<"paddle-tile-and-vectorize", "::mlir::func::FuncOp"> {
-  let summary = "Tile f32 matmuls and elementwise ops into vectorized loops.";
+  let summary = "Tile f32 matmuls, elementwise ops and row reductions into "
+                "vectorized loops.";
   let description = [{
     Runs on bufferized linalg, before `convert-linalg-to-parallel-loops`.
     Takes the ops whose shapes are static and whose operands are all f32
@@ -248,6 +249,16 @@ def TileAndVectorizePass
       where no register tile does are left alone.
     - Elementwise `linalg.generic` (all dims parallel, no transposed operand):
       one `scf.parallel` over vectors of 16 (or 8, 4) along the innermost dim.
+      A per-row value read at a constant index (`(d0, 0)` of a `Rx1` buffer)
+      is read through a rank-reduced subview, as a broadcast.
+    - Row reductions (`linalg.generic` whose innermost dim is its only
+      reduction dim, with an add/mul/max/min combiner): rows over an
+      `scf.parallel` (an `scf.for` inside a fused group's tile loop), each
+      row reduced into a vector accumulator of up to 4 vectors lanewise,
+      with one `vector.reduction` at the end of the row. The row length
+      must be a multiple of 4 (the widest vector of up to 4x the register
+      width that divides it is used). f32 sums are reassociated.
+    - `math.exp` on vectors becomes upstream's polynomial approximation.
 
     Each output element is still computed by one loop iteration in the order
     of the k loop, so results do not depend on the thread count.
@@ -279,6 +290,7 @@ def TileAndVectorizePass
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
