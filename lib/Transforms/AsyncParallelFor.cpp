@@ -5,6 +5,17 @@
 // large iterations and must still be split. Here a loop may carry its own
 // minimum (`paddle.min_task_size`); the lowering itself is upstream's.
 //
+// The minimum also works around a bug of upstream's lowering (LLVM 22): for a
+// multi-dimensional loop whose inner trip counts are static, it rounds the
+// block size up to a multiple of the inner iterations but keeps the block
+// count of the unrounded size, so the last blocks start past the end, wrap
+// around (the start index is taken modulo the trip counts) and run rows a
+// second time. That is only wasted work for a loop that writes each element
+// once from inputs it does not write, and wrong results for one that
+// accumulates into its output (a row reduction) or updates in place. The
+// minimum returned here is already such a multiple, and at least the block
+// size upstream computes, so the rounding changes nothing.
+//
 //===----------------------------------------------------------------------===//
 
 #include "paddle/Transforms/Passes.h"
@@ -14,6 +25,7 @@
 #include "mlir/Dialect/Async/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -27,6 +39,79 @@ using namespace mlir;
 /// Set by paddle-tile-and-vectorize on the loops it makes.
 static constexpr llvm::StringLiteral kMinTaskSizeAttr = "paddle.min_task_size";
 
+/// The multiple upstream rounds a block size of `op` up to: the iterations
+/// of its innermost dims, over the longest run of inner dims (not the
+/// outermost) whose trip counts are static with a product of at most 512.
+/// 1 where there is no such run (a 1-D loop, a dynamic innermost dim).
+static int64_t alignedInnerIterations(scf::ParallelOp op) {
+  int64_t product = 1;
+  for (unsigned i = op.getNumLoops() - 1; i >= 1; --i) {
+    std::optional<int64_t> lb = getConstantIntValue(op.getLowerBound()[i]),
+                           ub = getConstantIntValue(op.getUpperBound()[i]),
+                           step = getConstantIntValue(op.getStep()[i]);
+    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
+      break;
+    int64_t trips = llvm::divideCeil(*ub - *lb, *step);
+    if (product * trips > 512)
+      break;
+    product *= trips;
+  }
+  return product;
+}
+
+/// The block size upstream would pick before its rounding, at least `size`:
+/// the trip count over the number of blocks it aims for (the worker count
+/// times an oversharding factor, as in mlir/lib/Dialect/Async/Transforms/
+/// AsyncParallelFor.cpp of LLVM 22), rounded up to a multiple of `align`.
+static Value buildAlignedMinTaskSize(ImplicitLocOpBuilder &b,
+                                     scf::ParallelOp op, int64_t size,
+                                     int64_t align, int32_t numWorkerThreads) {
+  Value tripCount;
+  for (unsigned i = 0; i < op.getNumLoops(); ++i) {
+    Value range = b.createOrFold<arith::SubIOp>(op.getUpperBound()[i],
+                                                op.getLowerBound()[i]);
+    Value trips = b.createOrFold<arith::CeilDivSIOp>(range, op.getStep()[i]);
+    tripCount =
+        tripCount ? b.createOrFold<arith::MulIOp>(tripCount, trips) : trips;
+  }
+  Value workers =
+      numWorkerThreads >= 0
+          ? Value(arith::ConstantIndexOp::create(b, numWorkerThreads))
+          : Value(async::RuntimeNumWorkerThreadsOp::create(b));
+  // Oversharding: 8 blocks per worker up to 4 workers, then 4, 2, 1, 0.8,
+  // 0.6 above 4, 8, 16, 32 and 64 workers.
+  Value factor =
+      arith::ConstantFloatOp::create(b, b.getF32Type(), llvm::APFloat(8.0f));
+  for (auto [above, scale] : {std::pair<int64_t, float>{4, 4.0f},
+                              {8, 2.0f},
+                              {16, 1.0f},
+                              {32, 0.8f},
+                              {64, 0.6f}}) {
+    Value more =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, workers,
+                              arith::ConstantIndexOp::create(b, above));
+    factor = arith::SelectOp::create(
+        b, more,
+        arith::ConstantFloatOp::create(b, b.getF32Type(), llvm::APFloat(scale)),
+        factor);
+  }
+  Value workersF = arith::SIToFPOp::create(
+      b, b.getF32Type(),
+      arith::IndexCastOp::create(b, b.getI32Type(), workers));
+  Value blocks = arith::IndexCastOp::create(
+      b, b.getIndexType(),
+      arith::FPToSIOp::create(b, b.getI32Type(),
+                              arith::MulFOp::create(b, factor, workersF)));
+  blocks =
+      arith::MaxSIOp::create(b, blocks, arith::ConstantIndexOp::create(b, 1));
+  Value blockSize = arith::MaxSIOp::create(
+      b, arith::CeilDivSIOp::create(b, tripCount, blocks),
+      arith::ConstantIndexOp::create(b, size));
+  Value alignValue = arith::ConstantIndexOp::create(b, align);
+  return arith::MulIOp::create(
+      b, arith::CeilDivSIOp::create(b, blockSize, alignValue), alignValue);
+}
+
 namespace {
 struct AsyncParallelForPass
     : paddle::impl::AsyncParallelForPassBase<AsyncParallelForPass> {
@@ -34,14 +119,19 @@ struct AsyncParallelForPass
 
   void runOnOperation() override {
     int64_t defaultSize = minTaskSize;
+    int32_t workers = numWorkerThreads;
     RewritePatternSet patterns(&getContext());
     async::populateAsyncParallelForPatterns(
         patterns, asyncDispatch, numWorkerThreads,
-        [defaultSize](ImplicitLocOpBuilder builder, scf::ParallelOp op) {
+        [defaultSize, workers](ImplicitLocOpBuilder builder,
+                               scf::ParallelOp op) -> Value {
           int64_t size = defaultSize;
           if (auto attr = op->getAttrOfType<IntegerAttr>(kMinTaskSizeAttr))
             size = std::max<int64_t>(1, attr.getInt());
-          return arith::ConstantIndexOp::create(builder, size);
+          int64_t align = alignedInnerIterations(op);
+          if (align <= 1)
+            return arith::ConstantIndexOp::create(builder, size);
+          return buildAlignedMinTaskSize(builder, op, size, align, workers);
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

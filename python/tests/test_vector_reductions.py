@@ -129,6 +129,14 @@ def cases():
                 lambda k=k: [rand(24, k)], ref, sum_atol
     yield "softmax-3d-768", softmax_module("softmax", (2, 16, 768)), \
         lambda: [rand(2, 16, 768, scale=3)], softmax, None
+    # Attention's softmax over heads: a multi-dim row loop, which the async
+    # lowering once split into blocks that ran rows twice (the sums doubled
+    # on 1 thread; paddle-async-parallel-for, upstream's block rounding).
+    yield "softmax-4d-heads", softmax_module("softmax", (1, 12, 128, 128)), \
+        lambda: [rand(1, 12, 128, 128, scale=3)], softmax, None
+    yield "reduce_sum-3d-rows", reduce_module("reduce_sum", (12, 64, 128)), \
+        lambda: [rand(12, 64, 128)], lambda x: x.astype(np.float64).sum(-1), \
+        sum_atol
     yield "layer_norm-3072", layer_norm_module((8, 3072)), \
         lambda: [rand(8, 3072), rand(3072), rand(3072)], layer_norm, None
     yield "reduce_sum-3072", reduce_module("reduce_sum", (8, 3072)), \

@@ -306,6 +306,13 @@ def AsyncParallelForPass
     iterations are large (a tile of a matmul made by
     `paddle-tile-and-vectorize`) set it low so that a few iterations still
     spread over the threads; plain element loops keep the option's value.
+
+    The minimum is also rounded the way upstream rounds a block size for a
+    loop with static inner dims (to a multiple of their iterations), and is
+    at least the block size upstream would choose. Upstream (LLVM 22) keeps
+    the block count of the unrounded size, so without this the last blocks
+    start past the end, wrap around and run rows twice: wrong results for a
+    loop that accumulates into its output, wasted work for the others.
   }];
   let options = [
     Option<"asyncDispatch", "async-dispatch", "bool", /*default=*/"true",

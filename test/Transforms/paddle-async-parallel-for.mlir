@@ -1,0 +1,62 @@
+// RUN: paddle-opt %s --paddle-async-parallel-for="num-workers=1" | FileCheck %s
+
+// Upstream's lowering rounds the block size of a loop with static inner dims
+// up to a multiple of the inner iterations (64 here), but takes the block
+// count from the unrounded size: with one worker it aims for 8 blocks of
+// 768 / 8 = 96 iterations, rounds them to 128 and launches 8, the last two
+// starting past the end and wrapping around to rows 0-3 (an accumulating
+// body like this one then adds twice). paddle-async-parallel-for hands it a
+// minimum that is already rounded: 6 blocks of 128.
+// CHECK-LABEL: func.func @accumulate_rows
+// CHECK: async.create_group %c5
+// CHECK: call @async_dispatch_fn{{(_[0-9]+)?}}(%{{.*}}, %c0, %c6, %c128, %c12, %c64,
+func.func @accumulate_rows(%out: memref<12x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c12, %c64) step (%c1, %c1) {
+    %v = memref.load %out[%i, %j] : memref<12x64xf32>
+    %s = arith.addf %v, %one : f32
+    memref.store %s, %out[%i, %j] : memref<12x64xf32>
+    scf.reduce
+  } {paddle.min_task_size = 32 : i64}
+  return
+}
+
+// A 1-D loop has nothing to round: blocks of max(1000 / 8, 100) = 125.
+// CHECK-LABEL: func.func @one_dim
+// CHECK: call @async_dispatch_fn{{(_[0-9]+)?}}(%{{.*}}, %c0, %c8, %c125, %c1000,
+func.func @one_dim(%out: memref<1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    %v = memref.load %out[%i] : memref<1000xf32>
+    %s = arith.addf %v, %one : f32
+    memref.store %s, %out[%i] : memref<1000xf32>
+    scf.reduce
+  } {paddle.min_task_size = 100 : i64}
+  return
+}
+
+// Inner dims of more than 512 iterations are not rounded to: 4 x 600
+// iterations make 8 blocks of 300.
+// CHECK-LABEL: func.func @wide_rows
+// CHECK: call @async_dispatch_fn{{(_[0-9]+)?}}(%{{.*}}, %c0, %c8, %c300, %c4, %c600,
+func.func @wide_rows(%out: memref<4x600xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c600 = arith.constant 600 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c600) step (%c1, %c1) {
+    %v = memref.load %out[%i, %j] : memref<4x600xf32>
+    %s = arith.addf %v, %one : f32
+    memref.store %s, %out[%i, %j] : memref<4x600xf32>
+    scf.reduce
+  } {paddle.min_task_size = 100 : i64}
+  return
+}
