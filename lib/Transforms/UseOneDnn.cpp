@@ -245,7 +245,9 @@ Region regionOf(Value v) {
     }
     return {regionOf(view.getSource()).root};
   }
-  // Reshapes and casts cover the same bytes as their source.
+  // Reshapes and casts cover the same bytes as their source (GPT-2's
+  // reshaped matmul operands; a grouped conv's padded input, an expand_shape
+  // of a planned workspace view).
   if (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp,
                       memref::CastOp>(v.getDefiningOp()))
     return regionOf(v.getDefiningOp()->getOperand(0));
@@ -663,9 +665,12 @@ struct Epilogue {
 /// The elementwise linalg.generic reading `op`'s output `out` as its only
 /// other reader, expressible as post-ops; `channel` is the dim of `out`
 /// per-channel operands follow. `inputs` are the op's inputs, which the
-/// fused output must not overlap.
+/// fused output must not overlap. `out` may also be a reshape of the op's
+/// output `written` (a grouped conv's [N, G, F, H, W] collapsed to NCHW),
+/// the only other user of `written`.
 std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
-                                      unsigned channel, ValueRange inputs) {
+                                      unsigned channel, ValueRange inputs,
+                                      Value written) {
   // The next op with memory effects (trace calls and allocations of
   // operands known before the op aside) is the generic.
   SmallVector<Operation *> allocations;
@@ -674,11 +679,22 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
     return def ? def->getBlock() == op->getBlock() && def->isBeforeInBlock(op)
                : v.getParentRegion()->isAncestor(op->getParentRegion());
   };
+  // A fill of a buffer apart from the op's operands may lie in between too
+  // (the fused call runs after it): the next conv's zero padding, whose
+  // interior the epilogue writes.
+  auto fillApart = [&](Operation *o) {
+    auto fill = dyn_cast<linalg::FillOp>(o);
+    return fill && fill.hasPureBufferSemantics() &&
+           llvm::none_of(op->getOperands(), [&](Value v) {
+             return mayAlias(v, fill.getOutputs().front());
+           });
+  };
   Operation *next = op->getNextNode();
   while (next) {
     if (onlyAllocates(next) && llvm::all_of(next->getOperands(), knownBefore))
       allocations.push_back(next);
-    else if (!isTraceCall(next) && !isMemoryEffectFree(next))
+    else if (!isTraceCall(next) && !isMemoryEffectFree(next) &&
+             !fillApart(next))
       break;
     next = next->getNextNode();
   }
@@ -689,14 +705,21 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
     return std::nullopt;
   // out's other users ran before the op, or, where the generic writes out
   // in place, read its result after it.
+  // Users nested in later ops count as those ops: a conv's explicit
+  // padding reads its input with memref.load in a generic's body.
   bool inPlace = generic.getDpsInits().front() == out;
+  Operation *view = out == written ? nullptr : out.getDefiningOp();
+  if (view && !llvm::all_of(written.getUsers(), [&](Operation *user) {
+        return user == op || user == init || user == view;
+      }))
+    return std::nullopt;
   for (Operation *user : out.getUsers()) {
     if (user == op || user == init || user == generic)
       continue;
-    if (user->getBlock() != op->getBlock())
+    Operation *at = op->getBlock()->findAncestorOpInBlock(*user);
+    if (!at || at == op || at == generic)
       return std::nullopt;
-    if (!user->isBeforeInBlock(op) &&
-        !(inPlace && generic->isBeforeInBlock(user)))
+    if (!at->isBeforeInBlock(op) && !(inPlace && generic->isBeforeInBlock(at)))
       return std::nullopt;
   }
   auto outType = cast<MemRefType>(out.getType());
@@ -790,6 +813,30 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
   for (Operation *allocation : allocations)
     allocation->moveBefore(op);
   return Epilogue{generic, *ops, m.operands, m.residual, output};
+}
+
+/// How the paddle lowering collapses a grouped conv's [N, G, F, H, W]
+/// output to NCHW.
+SmallVector<ReassociationIndices> groupReassociation() {
+  return {{0}, {1, 2}, {3}, {4}};
+}
+
+/// The NCHW collapse of a grouped conv's output `out`, when that is its
+/// only reshape and static with an identity layout (the fused call
+/// expands the epilogue's output back).
+Value collapsedGroups(Value out) {
+  Value found;
+  for (Operation *user : out.getUsers()) {
+    auto collapse = dyn_cast<memref::CollapseShapeOp>(user);
+    if (!collapse)
+      continue;
+    if (found || collapse.getReassociationIndices() != groupReassociation() ||
+        !collapse.getType().getLayout().isIdentity() ||
+        !collapse.getType().hasStaticShape())
+      return Value();
+    found = collapse.getResult();
+  }
+  return found;
 }
 
 struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
@@ -904,9 +951,25 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     Value out = op.getDpsInits().front();
     ZeroInit init = zeroInitBefore(op, out);
     std::optional<Epilogue> epilogue;
-    if (init.zero && fuse)
+    if (init.zero && fuse) {
       epilogue = matchEpilogue(op, out, init.erase, channel.value_or(~0u),
-                               op.getDpsInputs());
+                               op.getDpsInputs(), out);
+      // A grouped conv's epilogue usually reads its output as NCHW, the
+      // collapse of (group, channel in group): there the channel dim is
+      // oneDNN's (g * F + f), so per-channel operands (a folded batch norm
+      // on a depthwise conv) fuse too.
+      if (!epilogue && isa<linalg::Conv2DNgchwGfchwOp>(op.getOperation()))
+        if (Value nchw = collapsedGroups(out))
+          epilogue = matchEpilogue(op, nchw, init.erase, /*channel=*/1,
+                                   op.getDpsInputs(), out);
+      // Expanding an NCHW output back needs a contiguous one.
+      auto outputType = epilogue ? cast<MemRefType>(epilogue->output.getType())
+                                 : MemRefType();
+      if (outputType &&
+          outputType.getRank() != cast<MemRefType>(out.getType()).getRank() &&
+          !outputType.getLayout().isIdentity())
+        epilogue.reset();
+    }
     Value output = epilogue ? epilogue->output : out;
 
     // The program: flags, count, then kind, operand, alpha, beta.
@@ -943,7 +1006,13 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       memref::CopyOp::create(b, loc, epilogue->residual, output);
     SmallVector<Value> args;
     SmallVector<Value> operands(op.getDpsInputs());
-    operands.push_back(output);
+    // An NCHW epilogue output of a grouped conv: back to [N, G, F, H, W].
+    auto outType = cast<MemRefType>(out.getType());
+    if (cast<MemRefType>(output.getType()).getRank() != outType.getRank())
+      operands.push_back(memref::ExpandShapeOp::create(
+          b, loc, outType.getShape(), output, groupReassociation()));
+    else
+      operands.push_back(output);
     for (auto [v, rank] : llvm::zip(operands, ranks))
       args.push_back(memref::CastOp::create(b, loc, dynamicType(ctx, rank), v));
     Type unrankedF32 = dynamicType(ctx, -1);
@@ -1038,11 +1107,15 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         for (DenseIntElementsAttr attr : {strides, dilations})
           for (const APInt &v : attr.getValues<APInt>())
             params.push_back(v.getSExtValue());
-        // Grouped convs spread channels over two dims: no per-channel
-        // operands there.
+        // Grouped convs spread channels over two dims: per-channel
+        // operands of the [N, G, F, H, W] output follow the group dim
+        // where F is 1 (depthwise), and none otherwise; replace() also
+        // tries the NCHW collapse.
+        std::optional<unsigned> channel = 1;
+        if (grouped && types[2].getDimSize(2) != 1)
+          channel = std::nullopt;
         result = replace(module, op, grouped ? kConv2DGrouped : kConv2D,
-                         {params[0], params[1], params[2], params[3]},
-                         grouped ? std::nullopt : std::optional<unsigned>(1),
+                         {params[0], params[1], params[2], params[3]}, channel,
                          op.getDpsInputs()[1]);
       }
       if (failed(result))
