@@ -671,23 +671,33 @@ struct TileAndVectorizePass
     // Subviews and constants that tiling made inside the loops.
     func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
 
-    // exp of a vector as a polynomial in vector instructions (upstream's
-    // approximation, within a few ulp of libm's expf), rather than one libm
-    // call per lane, which is what LLVM makes of llvm.exp on a vector and
-    // what bounds softmax. Scalar exps keep libm.
-    SmallVector<Operation *> vectorExps;
-    func.walk([&](math::ExpOp op) {
-      if (isa<VectorType>(op.getType()))
-        vectorExps.push_back(op);
+    // Transcendentals of vectors as polynomials in vector instructions
+    // (upstream's approximations: range reduction, then a polynomial or a
+    // rational function), rather than one libm call per lane, which is what
+    // LLVM makes of llvm.exp (or of math-to-libm's calls) on a vector. exp
+    // bounds softmax; tanh and erf the gelus and their gradients; log
+    // log_softmax and cross-entropy. Scalar ops keep libm. Accuracy:
+    // docs/fusion.md, "Vectorized transcendentals".
+    static constexpr llvm::StringLiteral approximated[] = {
+        "math.exp",  "math.expm1", "math.log", "math.log1p",
+        "math.log2", "math.tanh",  "math.erf"};
+    auto isApproximated = [](StringRef name) {
+      return llvm::is_contained(approximated, name);
+    };
+    SmallVector<Operation *> vectorMath;
+    func.walk([&](Operation *op) {
+      if (op->getNumResults() == 1 &&
+          isApproximated(op->getName().getStringRef()))
+        if (auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+            type && type.getElementType().isF32())
+          vectorMath.push_back(op);
     });
-    if (!vectorExps.empty()) {
+    if (!vectorMath.empty()) {
       RewritePatternSet approximations(&getContext());
-      populateMathPolynomialApproximationPatterns(
-          approximations, [](StringRef name) {
-            return name == math::ExpOp::getOperationName();
-          });
+      populateMathPolynomialApproximationPatterns(approximations,
+                                                  isApproximated);
       if (failed(
-              applyOpPatternsGreedily(vectorExps, std::move(approximations))))
+              applyOpPatternsGreedily(vectorMath, std::move(approximations))))
         return signalPassFailure();
     }
 

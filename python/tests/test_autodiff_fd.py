@@ -331,6 +331,9 @@ def matmul_cases(rng):
     m, k, n = (int(d) for d in rng.integers(2, 5, size=3))
     for sa, sb, out in [((m, k), (k, n), (m, n)),
                         ((3, m, k), (k, n), (3, m, n)),
+                        # batch folded into the rows for the matrix's gradient
+                        ((2, 3, m, k), (k, n), (2, 3, m, n)),
+                        ((3, m, k), (k,), (3, m)),
                         ((2, 1, m, k), (3, k, n), (2, 3, m, n)),
                         ((k,), (2, k, n), (2, n)),
                         ((m, k), (k,), (m,)),

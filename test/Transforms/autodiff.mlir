@@ -55,6 +55,28 @@ func.func private @mm_vjp(tensor<4x3xf32>, tensor<3x5xf32>, tensor<4x5xf32>)
 
 // -----
 
+// A batched lhs times a matrix: the matrix's gradient is one product over
+// the batch folded into the rows, [3, 8] x [8, 5] (not 2 products and a sum).
+// CHECK-LABEL: func.func private @mm_batched_vjp(
+// CHECK-SAME: %[[A:.*]]: tensor<2x4x3xf32>, %[[B:.*]]: tensor<3x5xf32>, %[[CT:.*]]: tensor<2x4x5xf32>)
+// CHECK-DAG: %[[BT:.*]] = paddle.transpose %[[B]] perm = [1, 0]
+// CHECK-DAG: %[[GA:.*]] = paddle.matmul %[[CT]], %[[BT]] : tensor<2x4x5xf32>, tensor<5x3xf32> -> tensor<2x4x3xf32>
+// CHECK-DAG: %[[AR:.*]] = paddle.reshape %[[A]] {{.*}} -> tensor<8x3xf32>
+// CHECK-DAG: %[[CR:.*]] = paddle.reshape %[[CT]] {{.*}} -> tensor<8x5xf32>
+// CHECK-DAG: %[[AT:.*]] = paddle.transpose %[[AR]] perm = [1, 0]
+// CHECK-DAG: %[[GB:.*]] = paddle.matmul %[[AT]], %[[CR]] : tensor<3x8xf32>, tensor<8x5xf32> -> tensor<3x5xf32>
+// CHECK-NOT: paddle.reduce_sum
+// CHECK: return %{{.*}}, %[[GA]], %[[GB]]
+func.func @mm_batched(%a: tensor<2x4x3xf32>, %b: tensor<3x5xf32>) -> tensor<2x4x5xf32> {
+  %y = paddle.matmul %a, %b : tensor<2x4x3xf32>, tensor<3x5xf32> -> tensor<2x4x5xf32>
+  return %y : tensor<2x4x5xf32>
+}
+func.func private @mm_batched_vjp(tensor<2x4x3xf32>, tensor<3x5xf32>, tensor<2x4x5xf32>)
+    -> (tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<3x5xf32>)
+    attributes {paddle.vjp_of = @mm_batched, paddle.wrt = array<i64: 0, 1>}
+
+// -----
+
 // tanh on a dynamic shape: ct * (1 - y^2) reuses the primal result.
 // CHECK-LABEL: func.func private @th_vjp(
 // CHECK-SAME: %[[X:.*]]: tensor<?x4xf32>, %[[CT:.*]]: tensor<?x4xf32>)

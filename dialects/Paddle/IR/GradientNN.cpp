@@ -71,9 +71,26 @@ static LogicalResult gradientOf(MatmulOp op, GradBuilder &gb,
   FailureOr<Value> g2 = gb.reshape(g, gShape);
   if (failed(g2))
     return failure();
+  // A batched lhs times a matrix (a linear layer on [batch, seq, features]):
+  // the matrix's gradient sums lhs^T * g over the batch. With the batch
+  // folded into the rows it is one [K, B*M] x [B*M, N] product, rather than
+  // B products of [K, M] x [M, N] and a sum of B [K, N] partials.
+  Value lGradient = gb.matmul(*g2, transposeMatrix(gb, r2)), rGradient;
+  RankedTensorType l2t = typeOf(l2);
+  if (typeOf(r2).getRank() == 2 && l2t.getRank() > 2 && l2t.hasStaticShape() &&
+      typeOf(*g2).hasStaticShape()) {
+    int64_t rows = l2t.getNumElements() / l2t.getShape().back();
+    FailureOr<Value> lRows = gb.reshape(l2, {rows, l2t.getShape().back()});
+    FailureOr<Value> gRows =
+        gb.reshape(*g2, {rows, typeOf(*g2).getShape().back()});
+    if (failed(lRows) || failed(gRows))
+      return failure();
+    rGradient = gb.matmul(transposeMatrix(gb, *lRows), *gRows);
+  } else {
+    rGradient = gb.matmul(transposeMatrix(gb, l2), *g2);
+  }
   for (auto [gradient, operand, original] :
-       {std::tuple{gb.matmul(*g2, transposeMatrix(gb, r2)), l2, l},
-        {gb.matmul(transposeMatrix(gb, l2), *g2), r2, r}}) {
+       {std::tuple{lGradient, l2, l}, {rGradient, r2, r}}) {
     FailureOr<Value> u = gb.unbroadcast(gradient, operand);
     if (failed(u))
       return failure();
