@@ -50,6 +50,9 @@ static constexpr llvm::StringLiteral kMinTaskSizeAttr = "paddle.min_task_size";
 /// Elementwise iterations per block that make a block worth starting; the
 /// same figure as the pipeline's min-task-size for scalar loops.
 static constexpr int64_t kElementsPerTask = 4096;
+/// The side of the blocks transposes are tiled into: 16 f32 rows of 16 are
+/// 16 cache lines read and 16 written per block.
+static constexpr int64_t kTransposeBlock = 16;
 
 /// Every operand is a statically shaped f32 memref whose innermost dim is
 /// contiguous (vector loads and stores need that). With `bf16Inputs`, the
@@ -610,6 +613,42 @@ struct TileAndVectorizePass
     return success();
   }
 
+  /// A transpose that moves the innermost dim (out[.., j, .., i] =
+  /// in[.., i, .., j]): one loop over the output reads the input with a
+  /// stride of a whole row per element, a new cache line each time, and
+  /// rows a multiple of 4 KiB apart fall into the same L1 sets. Tiled into
+  /// kTransposeBlock x kTransposeBlock blocks (the two dims that the
+  /// input's and the output's innermost dims index; 1 for the others), the
+  /// lines a block reads stay in L1 while they are used. The blocks are an
+  /// scf.parallel; inside, the block is a small transpose, scalar loops.
+  LogicalResult tileTranspose(RewriterBase &rewriter, linalg::TransposeOp op) {
+    auto type = dyn_cast<MemRefType>(op.getInit().getType());
+    if (!type || !type.hasStaticShape() || type.getRank() < 2)
+      return failure();
+    ArrayRef<int64_t> perm = op.getPermutation();
+    int64_t rank = type.getRank();
+    // Output dim d reads input dim perm[d]; the input's innermost dim is
+    // read by the output dim `inner`.
+    int64_t inner = llvm::find(perm, rank - 1) - perm.begin();
+    if (inner == rank - 1)
+      return failure();
+    SmallVector<int64_t> sizes(rank, 1);
+    sizes[inner] = kTransposeBlock;
+    sizes[rank - 1] = kTransposeBlock;
+    if (type.getDimSize(inner) < kTransposeBlock ||
+        type.getDimSize(rank - 1) < kTransposeBlock)
+      return failure();
+    FailureOr<linalg::TiledLinalgOp> tiled =
+        tile(rewriter, op, sizes, linalg::LinalgTilingLoopType::ParallelLoops);
+    if (failed(tiled))
+      return failure();
+    tiled->loops.front()->setAttr(
+        kMinTaskSizeAttr,
+        rewriter.getI64IntegerAttr(std::max<int64_t>(
+            1, kElementsPerTask / (kTransposeBlock * kTransposeBlock))));
+    return success();
+  }
+
   /// Generics this pass vectorizes: all dims parallel, an identity output,
   /// inputs read without transposition (broadcasts are fine), and a body
   /// linalg::vectorize accepts.
@@ -644,8 +683,13 @@ struct TileAndVectorizePass
     SmallVector<linalg::LinalgOp> matmuls;
     SmallVector<linalg::GenericOp> elementwise;
     SmallVector<std::pair<linalg::GenericOp, RowReduction>> reductions;
+    SmallVector<linalg::TransposeOp> transposes;
     func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+      if (auto transpose = dyn_cast<linalg::TransposeOp>(*op)) {
+        if (transpose.hasPureBufferSemantics() &&
+            !op->getParentOfType<scf::ParallelOp>())
+          transposes.push_back(transpose);
+      } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
         if (isMatmulCandidate(op))
           matmuls.push_back(op);
       } else if (auto generic = dyn_cast<linalg::GenericOp>(*op)) {
@@ -656,7 +700,8 @@ struct TileAndVectorizePass
           reductions.emplace_back(generic, *reduction);
       }
     });
-    if (matmuls.empty() && elementwise.empty() && reductions.empty())
+    if (matmuls.empty() && elementwise.empty() && reductions.empty() &&
+        transposes.empty())
       return;
 
     // A failure here leaves the op (or, past the first tiling, the tiled
@@ -667,6 +712,8 @@ struct TileAndVectorizePass
       (void)tileElementwise(rewriter, op);
     for (auto &[op, reduction] : reductions)
       (void)tileRowReduction(rewriter, op, reduction);
+    for (linalg::TransposeOp op : transposes)
+      (void)tileTranspose(rewriter, op);
 
     // Subviews and constants that tiling made inside the loops.
     func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });

@@ -13,7 +13,7 @@ inference gives, which the helpers below compute independently.
 
 import numpy as np
 import pytest
-from paddle_testing import run_op, tensor_type
+from paddle_testing import run_module, run_op, tensor_type
 
 DTYPES = [np.float32, np.float64, np.int32, np.int8, np.bool_, np.float16,
           np.int64]
@@ -153,6 +153,26 @@ def test_transpose(tmp_path, rng, rank, case):
     r = run_single(tmp_path, "paddle.transpose {args} perm = " + fmt(perm),
                    [x], [tensor_type(shape, dtype, dynamic)],
                    tensor_type(out_shape, dtype, dyn_out))
+    check(r, np.transpose(x, perm))
+
+
+# Transposes that move the innermost dim run in 16x16 blocks
+# (paddle-tile-and-vectorize): whole blocks, partial blocks at the edges
+# (40, 100, 37, 33), batch dims, and a transpose of outer dims only (not
+# blocked); on 1 and 2 threads.
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,perm", [
+    ((64, 48), [1, 0]), ((100, 37), [1, 0]), ((2, 40, 32), [0, 2, 1]),
+    ((16, 4, 64, 32), [0, 1, 3, 2]), ((3, 17, 33), [2, 1, 0]),
+    ((4, 8, 32), [1, 0, 2])])
+def test_transpose_blocked(tmp_path, rng, shape, perm, threads):
+    x = random_array(rng, shape, np.float32)
+    out_shape = [shape[p] for p in perm]
+    t_in, t_out = tensor_type(shape, np.float32), tensor_type(out_shape, np.float32)
+    body = (f"  %0 = paddle.transpose %arg0 perm = {fmt(perm)} : {t_in} -> {t_out}\n"
+            f"  return %0 : {t_out}")
+    (r,) = run_module(tmp_path, f"func.func @main(%arg0: {t_in}) -> {t_out} {{\n{body}\n}}",
+                      [x], extra_args=["--threads", str(threads)])
     check(r, np.transpose(x, perm))
 
 

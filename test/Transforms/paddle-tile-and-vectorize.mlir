@@ -230,3 +230,41 @@ func.func @int(%x: memref<32x32xi32>, %z: memref<32x32xi32>) {
   }
   return
 }
+
+// -----
+
+// A transpose that moves the innermost dim runs in 16x16 blocks over an
+// scf.parallel (each block's lines stay in L1); the batch dim is tiled by 1,
+// and edge blocks are partial (40 = 16 + 16 + 8).
+// CHECK-LABEL: func.func @transpose_blocks(
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = {{.*}} step (%c16, %c16)
+// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[%[[J]], %[[I]]] [16, 16] [1, 1]
+// CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[I]], %[[J]]] [16, 16] [1, 1]
+// CHECK: linalg.transpose ins(%[[IN]] : {{.*}}) outs(%[[OUT]] : {{.*}}) permutation = [1, 0]
+// CHECK: } {paddle.min_task_size = 16 : i64}
+func.func @transpose_blocks(%x: memref<64x48xf32>, %y: memref<48x64xf32>) {
+  linalg.transpose ins(%x : memref<64x48xf32>) outs(%y : memref<48x64xf32>) permutation = [1, 0]
+  return
+}
+
+// CHECK-LABEL: func.func @transpose_batched_blocks(
+// CHECK: scf.parallel {{.*}} to (%c2, %c32, %c40) step (%c1, %c16, %c16)
+// CHECK: affine.min
+// CHECK: linalg.transpose {{.*}} permutation = [0, 2, 1]
+func.func @transpose_batched_blocks(%x: memref<2x40x32xf32>, %y: memref<2x32x40xf32>) {
+  linalg.transpose ins(%x : memref<2x40x32xf32>) outs(%y : memref<2x32x40xf32>) permutation = [0, 2, 1]
+  return
+}
+
+// Rows kept whole (the innermost dim stays innermost), or a dim shorter than
+// a block: left as they are.
+// CHECK-LABEL: func.func @transpose_not_blocked(
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0, 2]
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0]
+func.func @transpose_not_blocked(%x: memref<4x8x32xf32>, %y: memref<8x4x32xf32>,
+                                 %a: memref<8x64xf32>, %b: memref<64x8xf32>) {
+  linalg.transpose ins(%x : memref<4x8x32xf32>) outs(%y : memref<8x4x32xf32>) permutation = [1, 0, 2]
+  linalg.transpose ins(%a : memref<8x64xf32>) outs(%b : memref<64x8xf32>) permutation = [1, 0]
+  return
+}
