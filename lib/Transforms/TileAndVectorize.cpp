@@ -620,7 +620,8 @@ struct TileAndVectorizePass
   /// kTransposeBlock x kTransposeBlock blocks (the two dims that the
   /// input's and the output's innermost dims index; 1 for the others), the
   /// lines a block reads stay in L1 while they are used. The blocks are an
-  /// scf.parallel; inside, the block is a small transpose, scalar loops.
+  /// scf.parallel. A whole block is vectorized (row loads, the transpose in
+  /// registers, row stores); a partial one at an edge stays scalar loops.
   LogicalResult tileTranspose(RewriterBase &rewriter, linalg::TransposeOp op) {
     auto type = dyn_cast<MemRefType>(op.getInit().getType());
     if (!type || !type.hasStaticShape() || type.getRank() < 2)
@@ -646,6 +647,8 @@ struct TileAndVectorizePass
         kMinTaskSizeAttr,
         rewriter.getI64IntegerAttr(std::max<int64_t>(
             1, kElementsPerTask / (kTransposeBlock * kTransposeBlock))));
+    if (cast<MemRefType>(tiled->op->getOperand(1).getType()).hasStaticShape())
+      (void)vectorizeTile(rewriter, tiled->op);
     return success();
   }
 

@@ -234,13 +234,16 @@ func.func @int(%x: memref<32x32xi32>, %z: memref<32x32xi32>) {
 // -----
 
 // A transpose that moves the innermost dim runs in 16x16 blocks over an
-// scf.parallel (each block's lines stay in L1); the batch dim is tiled by 1,
-// and edge blocks are partial (40 = 16 + 16 + 8).
+// scf.parallel (each block's lines stay in L1). A whole block is vectorized:
+// 16 row loads, the transpose in registers, 16 row stores. The batch dim is
+// tiled by 1; partial edge blocks (40 = 16 + 16 + 8) stay scalar loops.
 // CHECK-LABEL: func.func @transpose_blocks(
 // CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = {{.*}} step (%c16, %c16)
 // CHECK: %[[IN:.*]] = memref.subview %{{.*}}[%[[J]], %[[I]]] [16, 16] [1, 1]
 // CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[I]], %[[J]]] [16, 16] [1, 1]
-// CHECK: linalg.transpose ins(%[[IN]] : {{.*}}) outs(%[[OUT]] : {{.*}}) permutation = [1, 0]
+// CHECK-COUNT-16: vector.load %[[IN]]{{.*}} vector<16xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK-COUNT-16: vector.store {{.*}}, %[[OUT]]
 // CHECK: } {paddle.min_task_size = 16 : i64}
 func.func @transpose_blocks(%x: memref<64x48xf32>, %y: memref<48x64xf32>) {
   linalg.transpose ins(%x : memref<64x48xf32>) outs(%y : memref<48x64xf32>) permutation = [1, 0]
