@@ -664,14 +664,8 @@ struct TileAndVectorizePass
       if (op.isDpsInit(&operand) ? !map.isIdentity()
                                  : !map.isProjectedPermutation())
         return false;
-      // Increasing dims only: a transposed read would become a gather.
-      int64_t last = -1;
-      for (AffineExpr expr : map.getResults()) {
-        auto dim = dyn_cast<AffineDimExpr>(expr);
-        if (!dim || static_cast<int64_t>(dim.getPosition()) <= last)
-          return false;
-        last = dim.getPosition();
-      }
+      if (!hasIncreasingDims(map))
+        return false;
     }
     return succeeded(linalg::vectorizeOpPrecondition(op));
   }
