@@ -1010,7 +1010,9 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           transpose = writer;
           break;
         }
-        if (useOf(it, t) != Use::Untouched)
+        // A write between (even one of unknown target) would have changed
+        // what `op` reads.
+        if (useOf(it, t) != Use::Untouched || mayWrite(it, t))
           break;
       }
       if (!transpose)
