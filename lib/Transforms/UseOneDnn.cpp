@@ -1010,9 +1010,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           transpose = writer;
           break;
         }
-        // A write between (even one of unknown target) would have changed
-        // what `op` reads.
-        if (useOf(it, t) != Use::Untouched || mayWrite(it, t))
+        if (useOf(it, t) != Use::Untouched)
           break;
       }
       if (!transpose)
