@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -195,6 +196,13 @@ int64_t staticProduct(ArrayRef<int64_t> sizes) {
   return product;
 }
 
+/// Bytes of a memref's static elements (a dynamic dim counts as 1).
+double bytesOf(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  return double(staticProduct(type.getShape())) *
+         double(type.getElementTypeBitWidth() / 8);
+}
+
 /// Whether dims `d` and `d + 1` are statically contiguous with each other
 /// (the runtime merges the group and channel dims of the grouped conv).
 bool contiguousPair(MemRefType type, int64_t d) {
@@ -251,6 +259,10 @@ Region regionOf(Value v) {
   if (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp,
                       memref::CastOp>(v.getDefiningOp()))
     return regionOf(v.getDefiningOp()->getOperand(0));
+  // A subview stays within its source (the tiles of a fused group's loops):
+  // its source's range bounds it.
+  if (auto subview = v.getDefiningOp<memref::SubViewOp>())
+    return regionOf(subview.getSource());
   // Other views: anywhere in their source.
   if (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     return {regionOf(view.getViewSource()).root};
@@ -322,6 +334,53 @@ bool mayWrite(Operation *op, Value buffer) {
       return true;
   }
   return false;
+}
+
+/// How `op` uses the contents of `buffer`: Read (they are read, or may
+/// be), Overwritten (all of the buffer is written, nothing of it read), or
+/// Untouched.
+enum class Use { Untouched, Read, Overwritten };
+Use useOf(Operation *op, Value buffer) {
+  if (isTraceCall(op) || isMemoryEffectFree(op))
+    return Use::Untouched;
+  // The end of the workspace's lifetime: nothing reads it afterwards.
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    if (call.getCallee() == "paddle_workspace_release")
+      return Use::Overwritten;
+    for (Value v : call.getOperands())
+      if (isa<BaseMemRefType>(v.getType())) {
+        if (auto cast = v.getDefiningOp<memref::CastOp>())
+          v = cast.getSource();
+        if (mayAlias(v, buffer))
+          return Use::Read;
+      }
+    return Use::Untouched;
+  }
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects) {
+    // Loops and other ops with regions: any use of the buffer inside.
+    bool touched = false;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        touched |= isa<BaseMemRefType>(v.getType()) && mayAlias(v, buffer);
+    });
+    return touched || op->getNumRegions() == 0 ? Use::Read : Use::Untouched;
+  }
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  bool overwritten = false;
+  for (auto &e : list) {
+    Value v = e.getValue();
+    if (isa<MemoryEffects::Read>(e.getEffect()) && (!v || mayAlias(v, buffer)))
+      return Use::Read;
+    if (isa<MemoryEffects::Write>(e.getEffect()) && v) {
+      if (sameBuffer(v, buffer))
+        overwritten = true;
+      else if (mayAlias(v, buffer))
+        return Use::Read; // partly written: the rest may still be read
+    }
+  }
+  return overwritten ? Use::Overwritten : Use::Untouched;
 }
 
 /// Whether `buffer` holds zeros right before `at`: a zero fill of it
@@ -851,17 +910,14 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   /// on every call, and `weights` too unless they are constant. Dynamic
   /// dims count as 1, which keeps such ops on our loops unless the static
   /// dims alone make oneDNN pay.
-  bool isWorthLibraryCall(linalg::LinalgOp op, bool conv, Value weights) {
+  bool isWorthLibraryCall(linalg::LinalgOp op, bool conv, Value weights,
+                          double transposeBytes = 0) {
     if (force)
       return true;
     if (!spec.onednn)
       return false;
-    auto bytesOf = [](Value v) {
-      auto type = cast<MemRefType>(v.getType());
-      return double(staticProduct(type.getShape())) *
-             double(type.getElementTypeBitWidth() / 8);
-    };
     paddle::ContractionCost cost;
+    cost.transposeBytes = transposeBytes;
     // Every loop of a matmul or conv is one multiply-add per iteration.
     cost.flops = 2 * double(staticProduct(op.getStaticLoopRanges()));
     for (Value v : op->getOperands())
@@ -929,6 +985,92 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       return false;
     auto global = symbols->lookup<memref::GlobalOp>(get.getName());
     return global && global.getConstant();
+  }
+
+  /// The matmul operands (by operand number) that a linalg.transpose wrote
+  /// for `op` alone: the last op before `op` that touches the buffer is the
+  /// transpose, its source is not written in between, and the next use of
+  /// the buffer after `op` overwrites it (planned buffers are reused) or
+  /// there is none. oneDNN can read the source through permuted strides, so
+  /// these copies are pure overhead on the library path: the weights of
+  /// `x @ W^T`, a weight gradient's `lhs^T @ g`.
+  SmallVector<std::pair<unsigned, linalg::TransposeOp>>
+  absorbableTransposes(linalg::LinalgOp op) {
+    SmallVector<std::pair<unsigned, linalg::TransposeOp>> found;
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      Value t = operand->get();
+      // `op` must read t only here (the other read would lose its data).
+      if (llvm::count(op->getOperands(), t) != 1)
+        continue;
+      linalg::TransposeOp transpose;
+      for (Operation *it = op->getPrevNode(); it; it = it->getPrevNode()) {
+        auto writer = dyn_cast<linalg::TransposeOp>(it);
+        if (writer && writer.getInit() == t &&
+            writer.hasPureBufferSemantics()) {
+          transpose = writer;
+          break;
+        }
+        // A write between (even one of unknown target) would have changed
+        // what `op` reads.
+        if (useOf(it, t) != Use::Untouched || mayWrite(it, t))
+          break;
+      }
+      if (!transpose)
+        continue;
+      bool sourceWritten = false;
+      for (Operation *it = transpose->getNextNode(); it != op.getOperation();
+           it = it->getNextNode())
+        sourceWritten |= mayWrite(it, transpose.getInput());
+      if (sourceWritten)
+        continue;
+      Use next = Use::Untouched;
+      for (Operation *it = op->getNextNode(); it && next == Use::Untouched;
+           it = it->getNextNode())
+        next = useOf(it, t);
+      // Untouched to the end of the block: dead only if the buffer is this
+      // function's own.
+      if (next == Use::Read ||
+          (next == Use::Untouched &&
+           !isa_and_nonnull<memref::AllocOp, memref::ViewOp>(
+               t.getDefiningOp())))
+        continue;
+      found.emplace_back(operand->getOperandNumber(), transpose);
+    }
+    return found;
+  }
+
+  /// Makes `op` read the sources of `transposes` (absorbableTransposes)
+  /// through permuted maps and erases the transposes. A named op becomes
+  /// the equivalent generic (matchMatmul reads any maps); returns the op
+  /// that is left.
+  linalg::LinalgOp absorbTransposes(
+      linalg::LinalgOp op,
+      ArrayRef<std::pair<unsigned, linalg::TransposeOp>> transposes) {
+    IRRewriter rewriter(op.getContext());
+    linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(*op);
+    if (!generic) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+      if (failed(g))
+        return op;
+      generic = *g;
+    }
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    for (auto [number, transpose] : transposes) {
+      // Dim i of the transpose's output is dim perm[i] of its source.
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      AffineMap map = maps[number];
+      SmallVector<AffineExpr> results(map.getNumResults());
+      for (auto [i, e] : llvm::enumerate(map.getResults()))
+        results[perm[i]] = e;
+      maps[number] =
+          AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+      generic->setOperand(number, transpose.getInput());
+    }
+    generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    for (auto [number, transpose] : transposes)
+      transpose.erase();
+    return generic;
   }
 
   /// Replaces `op` by a call of `callee` on its operands (cast to ranked
@@ -1072,8 +1214,20 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         continue;
       LogicalResult result = success();
       if (matmul) {
-        if (!isWorthLibraryCall(op, /*conv=*/false, op.getDpsInputs()[1]))
+        auto transposes = absorbableTransposes(op);
+        double transposeBytes = 0;
+        for (auto &entry : transposes)
+          transposeBytes += bytesOf(entry.second.getInit());
+        if (!isWorthLibraryCall(op, /*conv=*/false, op.getDpsInputs()[1],
+                                transposeBytes))
           continue;
+        if (!transposes.empty()) {
+          op = absorbTransposes(op, transposes);
+          matmul = matchMatmul(op);
+          types = supportedOperands(op);
+          if (!matmul || types.empty())
+            return signalPassFailure();
+        }
         // Per-channel operands follow N, the output's last logical dim.
         unsigned rank = types[2].getRank();
         int64_t n =

@@ -96,6 +96,51 @@ def test_matmul_transposed_operand(tmp_path, rng, library):
     close(r, x.astype(np.float64) @ w.T)
 
 
+@pytest.mark.parametrize("case", ["lhs", "rhs", "both", "shared", "batched-rows"])
+def test_matmul_absorbs_transposes(tmp_path, rng, case):
+    """A transpose written only for a oneDNN matmul is absorbed: the call
+    reads the source through swapped strides (paddle-use-onednn,
+    absorbTransposes). "shared" feeds one transpose to two matmuls (kept);
+    "batched-rows" is x @ W^T with x [4, 16, 64] (the rows folded)."""
+    m, k, n = 40, 64, 24
+    if case == "batched-rows":
+        x, w = uniform(rng, (4, 16, k)), uniform(rng, (n, k))
+        tx, tw, twt, tr = (tensor_type(s, np.float32)
+                           for s in [(4, 16, k), (n, k), (k, n), (4, 16, n)])
+        body = (f"  %t = paddle.transpose %arg1 perm = [1, 0] : {tw} -> {twt}\n"
+                f"  %0 = paddle.matmul %arg0, %t : {tx}, {twt} -> {tr}\n  return %0 : {tr}")
+        (r,) = run_checked(tmp_path, body, [x, w], [tr], "onednn", "matmul")
+        close(r, x.astype(np.float64) @ w.T)
+        return
+    a, b = uniform(rng, (k, m)), uniform(rng, (n, k))
+    ta, tat, tb, tbt, tr = (tensor_type(s, np.float32)
+                            for s in [(k, m), (m, k), (n, k), (k, n), (m, n)])
+    at = f"  %at = paddle.transpose %arg0 perm = [1, 0] : {ta} -> {tat}\n"
+    bt = f"  %bt = paddle.transpose %arg1 perm = [1, 0] : {tb} -> {tbt}\n"
+    ref = a.T.astype(np.float64) @ b.T
+    if case == "shared":
+        body = (at + bt + f"  %0 = paddle.matmul %at, %bt : {tat}, {tbt} -> {tr}\n"
+                f"  %1 = paddle.matmul %at, %bt : {tat}, {tbt} -> {tr}\n"
+                f"  %2 = paddle.add %0, %1 : {tr}, {tr} -> {tr}\n  return %2 : {tr}")
+        ref = 2 * ref
+    else:
+        lhs = "%at" if case in ("lhs", "both") else "%a2"
+        rhs = "%bt" if case in ("rhs", "both") else "%b2"
+        # The operand not transposed here is made by a copy of a transposed
+        # view (a reshape keeps it contiguous) so the product stays a.T @ b.T.
+        body = at + bt
+        if lhs == "%a2":
+            body += f"  %a2 = paddle.mul %at, %at : {tat}, {tat} -> {tat}\n"
+            ref = (a.T.astype(np.float64) ** 2) @ b.T
+        if rhs == "%b2":
+            body += f"  %b2 = paddle.mul %bt, %bt : {tbt}, {tbt} -> {tbt}\n"
+            ref = a.T.astype(np.float64) @ (b.T.astype(np.float64) ** 2)
+        body += f"  %0 = paddle.matmul {lhs}, {rhs} : {tat}, {tbt} -> {tr}\n  return %0 : {tr}"
+    for threads in (1, 2):
+        (r,) = run_checked(tmp_path, body, [a, b], [tr], "onednn", "matmul", threads=threads)
+        close(r, ref)
+
+
 def test_matmul_dynamic_dims(tmp_path, rng):
     """Sizes known only at run time reach oneDNN through the descriptors."""
     a, b = uniform(rng, (37, 70)), uniform(rng, (70, 45))
