@@ -12,6 +12,8 @@ APT_PACKAGES=(
   clang-22 libclang-rt-22-dev nlohmann-json3-dev pybind11-dev
   # oneDNN (the library path, docs/onednn.md); its CMake config needs OpenCL.
   libdnnl-dev ocl-icd-opencl-dev opencl-headers
+  # memcheck runs of the passes (python/tests/test_memcheck.py).
+  valgrind
 )
 
 missing=()

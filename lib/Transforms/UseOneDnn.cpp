@@ -1046,9 +1046,11 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   linalg::LinalgOp absorbTransposes(
       linalg::LinalgOp op,
       ArrayRef<std::pair<unsigned, linalg::TransposeOp>> transposes) {
-    IRRewriter rewriter(op.getContext());
+    MLIRContext *ctx = op.getContext();
+    IRRewriter rewriter(ctx);
     linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(*op);
     if (!generic) {
+      // This erases `op`: only `generic` is used below.
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
       if (failed(g))
@@ -1063,8 +1065,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       SmallVector<AffineExpr> results(map.getNumResults());
       for (auto [i, e] : llvm::enumerate(map.getResults()))
         results[perm[i]] = e;
-      maps[number] =
-          AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+      maps[number] = AffineMap::get(map.getNumDims(), 0, results, ctx);
       generic->setOperand(number, transpose.getInput());
     }
     generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
