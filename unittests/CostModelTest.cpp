@@ -213,7 +213,7 @@ TEST(LibraryChoiceTest, BothPathsFromTheSpec) {
   EXPECT_NEAR(estimatePaths(thin, *spec)->codegenSeconds, 201e-6, 1e-12);
   // A transposed operand our loops read from a copy: 5e4 bytes read and
   // written = 1e5 bytes at 1 GB/s = 100 us more for our code only.
-  thin.transposeBytes = 5e4;
+  thin.copyBytes = 5e4;
   EXPECT_NEAR(estimatePaths(thin, *spec)->librarySeconds, 111e-6, 1e-12);
   EXPECT_NEAR(estimatePaths(thin, *spec)->codegenSeconds, 301e-6, 1e-12);
   // Without "onednn" there is no library path to compare.

@@ -84,15 +84,17 @@ void matmul(Memref &a, Memref &b, Memref &c, int64_t aMap, int64_t bMap,
       &extras.programRef.unranked, aMap, bMap, cMap, accumulate);
 }
 
+/// `pad`: top, left, bottom, right.
 void conv2d(paddle_memref4d_f32_t &in, paddle_memref4d_f32_t &filter,
             paddle_memref4d_f32_t &out, int64_t sh, int64_t sw, int64_t dh,
-            int64_t dw, int64_t accumulate, Extras &extras) {
+            int64_t dw, int64_t accumulate, Extras &extras,
+            std::vector<int64_t> pad = {0, 0, 0, 0}) {
   Memref fallback(out.aligned, {1}, {1});
   extras.bind(&fallback.unranked);
   _mlir_ciface_paddle_onednn_conv2d(
       &in, &filter, &out, extras.slots[0], extras.slots[1], extras.slots[2],
       extras.slots[3], &extras.stateRef.unranked, &extras.programRef.unranked,
-      sh, sw, dh, dw, accumulate);
+      sh, sw, dh, dw, pad[0], pad[1], pad[2], pad[3], accumulate);
 }
 
 TEST(OneDnn, MatmulWithTransposedAndBroadcastOperands) {
@@ -170,6 +172,76 @@ TEST(OneDnn, Conv2DWithStridesAndDilations) {
           expected += in[(2 * oh + 2 * i) * 5 + 2 * ow + 2 * j];
       EXPECT_FLOAT_EQ(out[oh * 2 + ow], expected);
     }
+}
+
+TEST(OneDnn, Conv2DPadsItsInput) {
+  // in [1, 2, 4, 5], a 3x3 filter [3, 2, 3, 3], stride 2, padding top 1,
+  // left 2, bottom 0, right 1: out [1, 3, 2, 3], against the sum over the
+  // zero-padded input.
+  const int C = 2, H = 4, W = 5, F = 3, K = 3, OH = 2, OW = 3;
+  const int top = 1, left = 2;
+  std::vector<float> in(C * H * W), filter(F * C * K * K), out(F * OH * OW);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = std::sin(0.7 * i);
+  for (size_t i = 0; i < filter.size(); ++i)
+    filter[i] = std::cos(0.3 * i);
+  paddle_memref4d_f32_t mi{
+      in.data(), in.data(), 0, {1, C, H, W}, {C * H * W, H * W, W, 1}};
+  paddle_memref4d_f32_t mf{
+      filter.data(), filter.data(), 0, {F, C, K, K}, {C * K * K, K * K, K, 1}};
+  paddle_memref4d_f32_t mo{
+      out.data(), out.data(), 0, {1, F, OH, OW}, {F * OH * OW, OH * OW, OW, 1}};
+  Extras none;
+  conv2d(mi, mf, mo, 2, 2, 1, 1, 0, none, {top, left, 0, 1});
+  for (int f = 0; f < F; ++f)
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow) {
+        double expected = 0;
+        for (int c = 0; c < C; ++c)
+          for (int i = 0; i < K; ++i)
+            for (int j = 0; j < K; ++j) {
+              int y = 2 * oh + i - top, x = 2 * ow + j - left;
+              if (y >= 0 && y < H && x >= 0 && x < W)
+                expected += double(in[(c * H + y) * W + x]) *
+                            filter[((f * C + c) * K + i) * K + j];
+            }
+        EXPECT_NEAR(out[(f * OH + oh) * OW + ow], expected, 1e-5)
+            << f << " " << oh << " " << ow;
+      }
+}
+
+/// f(x) calling the conv kernel with padding that does not give its output
+/// dims (a 3x3 input padded by 1 all round is 5x5: a 3x3 filter gives 3x3,
+/// not 2x2).
+void badPaddingConv(void **) {
+  static std::vector<float> in(9), filter(9), out(4);
+  paddle_memref4d_f32_t mi{in.data(), in.data(), 0, {1, 1, 3, 3}, {9, 9, 3, 1}};
+  paddle_memref4d_f32_t mf{
+      filter.data(), filter.data(), 0, {1, 1, 3, 3}, {9, 9, 3, 1}};
+  paddle_memref4d_f32_t mo{
+      out.data(), out.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
+  Extras none;
+  conv2d(mi, mf, mo, 1, 1, 1, 1, 0, none, {1, 1, 1, 1});
+}
+
+TEST(OneDnn, Conv2DPaddingThatMissesTheOutputIsAnError) {
+  static const paddle_tensor_spec_t spec = {
+      PADDLE_F32, 1, {PADDLE_DYNAMIC_DIM}};
+  static const paddle_function_signature_t sig = {"bad", 1, &spec, 1, &spec};
+  float x[1] = {0};
+  paddle_tensor_t in{};
+  in.dtype = PADDLE_F32;
+  in.rank = 1;
+  in.shape[0] = 1;
+  in.data = x;
+  paddle_tensor_t out{};
+  paddle_status_t s = paddle_invoke(badPaddingConv, &sig, &in, 1, &out);
+  ASSERT_NE(s, nullptr);
+  std::string message = paddle_status_message(s);
+  paddle_status_free(s);
+  EXPECT_NE(message.find("output spatial dim 0 is 2, the padded input gives 3"),
+            std::string::npos)
+      << message;
 }
 
 /// A 1x2x3x3 input, two 2x2 filters (stride 1) and per-channel vectors for

@@ -416,15 +416,15 @@ mlir::paddle::estimatePaths(const ContractionCost &cost,
           : 0;
   t.librarySeconds = device.callOverheadS + device.onednn->callOverheadS +
                      roofline(device.onednn->f32Efficiency, 1.0) + reorder;
-  double transposes = cost.transposeBytes > 0
-                          ? 2 * cost.transposeBytes /
-                                bandwidthFor(2 * cost.transposeBytes, device)
-                          : 0;
+  double copies =
+      cost.copyBytes > 0
+          ? 2 * cost.copyBytes / bandwidthFor(2 * cost.copyBytes, device)
+          : 0;
   t.codegenSeconds = device.callOverheadS +
                      roofline(cost.tiled ? device.codegen->tiledF32Efficiency
                                          : device.codegen->scalarF32Efficiency,
                               device.codegen->memoryEfficiency) +
-                     transposes;
+                     copies;
   return t;
 }
 

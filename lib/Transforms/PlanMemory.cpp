@@ -13,6 +13,7 @@
 #include "paddle/Transforms/Passes.h"
 
 #include "RuntimeFunctions.h"
+#include "paddle/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -129,6 +130,11 @@ public:
 private:
   /// Why `alloc` cannot be planned, or "" if it can (then `c` is filled).
   std::string classify(memref::AllocOp alloc, Candidate &c);
+  /// Where `op` is a conv input's zero padding (kZeroPadAttr): the last
+  /// position reading its output. Its source stays live up to there, so
+  /// paddle-use-onednn can fold the copy and let the conv read the source
+  /// (nothing is planned over it before the conv). INT64_MIN otherwise.
+  int64_t padReadersEnd(Operation *op);
   bool canShareInPlace(Candidate &a, Candidate &b, Operation *op);
 
   func::FuncOp func;
@@ -201,7 +207,7 @@ std::string FunctionPlanner::classify(memref::AllocOp alloc, Candidate &c) {
       }
       int64_t at = position.lookup(ancestor);
       c.first = std::min(c.first, at);
-      c.last = std::max(c.last, at);
+      c.last = std::max(std::max(c.last, at), padReadersEnd(ancestor));
       if (writes(use) && (!c.writer || at < c.writerAt)) {
         c.writer = user;
         c.writerAt = at;
@@ -249,6 +255,28 @@ void FunctionPlanner::analyze() {
 /// nothing else of either: then writing b[i] over a[i] is safe, because the
 /// loops lowered from `op` read a[i] before they write b[i] and never read it
 /// again.
+int64_t FunctionPlanner::padReadersEnd(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic->hasAttr(paddle::kZeroPadAttr) ||
+      generic.getNumDpsInits() != 1)
+    return std::numeric_limits<int64_t>::min();
+  int64_t end = std::numeric_limits<int64_t>::min();
+  SmallVector<Value> worklist{generic.getDpsInits().front()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
+        continue;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value)
+        llvm::append_range(worklist, user->getResults());
+      else if (Operation *ancestor = entry.findAncestorOpInBlock(*user))
+        end = std::max(end, position.lookup(ancestor));
+    }
+  }
+  return end;
+}
+
 bool FunctionPlanner::canShareInPlace(Candidate &a, Candidate &b,
                                       Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

@@ -12,6 +12,7 @@
 
 #include "RuntimeFunctions.h"
 #include "TileAndVectorize.h"
+#include "paddle/Conversion/Passes.h"
 #include "paddle/CostModel/CostModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -743,10 +744,12 @@ std::optional<Epilogue> matchEpilogue(Operation *op, Value out, Operation *init,
   // interior the epilogue writes.
   auto fillApart = [&](Operation *o) {
     auto fill = dyn_cast<linalg::FillOp>(o);
+    auto apart = [&](Value v) {
+      return !mayAlias(v, fill.getOutputs().front());
+    };
     return fill && fill.hasPureBufferSemantics() &&
-           llvm::none_of(op->getOperands(), [&](Value v) {
-             return mayAlias(v, fill.getOutputs().front());
-           });
+           llvm::all_of(op->getOperands(), apart) &&
+           llvm::all_of(inputs, apart);
   };
   Operation *next = op->getNextNode();
   while (next) {
@@ -911,13 +914,13 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   /// dims count as 1, which keeps such ops on our loops unless the static
   /// dims alone make oneDNN pay.
   bool isWorthLibraryCall(linalg::LinalgOp op, bool conv, Value weights,
-                          double transposeBytes = 0) {
+                          double copyBytes = 0) {
     if (force)
       return true;
     if (!spec.onednn)
       return false;
     paddle::ContractionCost cost;
-    cost.transposeBytes = transposeBytes;
+    cost.copyBytes = copyBytes;
     // Every loop of a matmul or conv is one multiply-add per iteration.
     cost.flops = 2 * double(staticProduct(op.getStaticLoopRanges()));
     for (Value v : op->getOperands())
@@ -987,54 +990,85 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     return global && global.getConstant();
   }
 
+  /// The op before `op` that wrote its operand `copy` for `op` alone, as
+  /// `sourceOf` recognizes it (it returns the source the writer copied
+  /// from, or null for any other op): the last op before `op` that touches
+  /// `copy`; its source is written neither from there up to `op` nor by
+  /// `op`; and the copy is a buffer of this function's own that nothing
+  /// else uses. `op` can then read the source in place of the copy, and
+  /// the writer can go.
+  Operation *writtenOnlyFor(Operation *op, Value copy,
+                            function_ref<Value(Operation *)> sourceOf) {
+    // `op` must read the copy only here (the other read would lose it).
+    if (llvm::count(op->getOperands(), copy) != 1)
+      return nullptr;
+    Operation *writer = nullptr;
+    Value source;
+    for (Operation *it = op->getPrevNode(); it; it = it->getPrevNode()) {
+      if ((source = sourceOf(it))) {
+        writer = it;
+        break;
+      }
+      // A write between (even one of unknown target) would have changed
+      // what `op` reads.
+      if (useOf(it, copy) != Use::Untouched || mayWrite(it, copy))
+        return nullptr;
+    }
+    if (!writer)
+      return nullptr;
+    // `op` itself included: its output may have been planned over the
+    // source, which is dead after the copy.
+    for (Operation *it = writer->getNextNode(); it;
+         it = it == op ? nullptr : it->getNextNode())
+      if (mayWrite(it, source))
+        return nullptr;
+    // Its users, not other buffers planned over its bytes later (which
+    // hold their own data), are what would read the copy after `op`.
+    Value buffer = copy;
+    while (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp,
+                           memref::CastOp>(buffer.getDefiningOp()))
+      buffer = buffer.getDefiningOp()->getOperand(0);
+    if (!isa_and_nonnull<memref::AllocOp, memref::ViewOp>(
+            buffer.getDefiningOp()) ||
+        !onlyUsedBy(buffer, {writer, op}))
+      return nullptr;
+    return writer;
+  }
+
+  /// Whether every user of `buffer`, through views of it, is one of
+  /// `users` or a dealloc.
+  static bool onlyUsedBy(Value buffer, ArrayRef<Operation *> users) {
+    for (Operation *user : buffer.getUsers()) {
+      if (llvm::is_contained(users, user) || isa<memref::DeallocOp>(user))
+        continue;
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (!view || view.getViewSource() != buffer ||
+          !llvm::all_of(user->getResults(),
+                        [&](Value v) { return onlyUsedBy(v, users); }))
+        return false;
+    }
+    return true;
+  }
+
   /// The matmul operands (by operand number) that a linalg.transpose wrote
-  /// for `op` alone: the last op before `op` that touches the buffer is the
-  /// transpose, its source is not written in between, and the next use of
-  /// the buffer after `op` overwrites it (planned buffers are reused) or
-  /// there is none. oneDNN can read the source through permuted strides, so
-  /// these copies are pure overhead on the library path: the weights of
-  /// `x @ W^T`, a weight gradient's `lhs^T @ g`.
+  /// for `op` alone (writtenOnlyFor). oneDNN can read the source through
+  /// permuted strides, so these copies are pure overhead on the library
+  /// path: the weights of `x @ W^T`, a weight gradient's `lhs^T @ g`.
   SmallVector<std::pair<unsigned, linalg::TransposeOp>>
   absorbableTransposes(linalg::LinalgOp op) {
     SmallVector<std::pair<unsigned, linalg::TransposeOp>> found;
     for (OpOperand *operand : op.getDpsInputOperands()) {
       Value t = operand->get();
-      // `op` must read t only here (the other read would lose its data).
-      if (llvm::count(op->getOperands(), t) != 1)
-        continue;
-      linalg::TransposeOp transpose;
-      for (Operation *it = op->getPrevNode(); it; it = it->getPrevNode()) {
-        auto writer = dyn_cast<linalg::TransposeOp>(it);
-        if (writer && writer.getInit() == t &&
-            writer.hasPureBufferSemantics()) {
-          transpose = writer;
-          break;
-        }
-        // A write between (even one of unknown target) would have changed
-        // what `op` reads.
-        if (useOf(it, t) != Use::Untouched || mayWrite(it, t))
-          break;
-      }
-      if (!transpose)
-        continue;
-      bool sourceWritten = false;
-      for (Operation *it = transpose->getNextNode(); it != op.getOperation();
-           it = it->getNextNode())
-        sourceWritten |= mayWrite(it, transpose.getInput());
-      if (sourceWritten)
-        continue;
-      Use next = Use::Untouched;
-      for (Operation *it = op->getNextNode(); it && next == Use::Untouched;
-           it = it->getNextNode())
-        next = useOf(it, t);
-      // Untouched to the end of the block: dead only if the buffer is this
-      // function's own.
-      if (next == Use::Read ||
-          (next == Use::Untouched &&
-           !isa_and_nonnull<memref::AllocOp, memref::ViewOp>(
-               t.getDefiningOp())))
-        continue;
-      found.emplace_back(operand->getOperandNumber(), transpose);
+      Operation *writer = writtenOnlyFor(op, t, [&](Operation *it) {
+        auto transpose = dyn_cast<linalg::TransposeOp>(it);
+        return transpose && transpose.getInit() == t &&
+                       transpose.hasPureBufferSemantics()
+                   ? transpose.getInput()
+                   : Value();
+      });
+      if (writer)
+        found.emplace_back(operand->getOperandNumber(),
+                           cast<linalg::TransposeOp>(writer));
     }
     return found;
   }
@@ -1074,16 +1108,86 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     return generic;
   }
 
+  /// A zero padding (a generic marked kZeroPadAttr) that wrote a conv's
+  /// input for the conv alone (writtenOnlyFor): oneDNN pads the source
+  /// itself, so the copy can go.
+  struct FoldablePad {
+    linalg::GenericOp pad;
+    Value source;                 // the conv's input in its place
+    std::array<int64_t, 4> sizes; // top, left, bottom, right
+  };
+  std::optional<FoldablePad> foldablePad(linalg::LinalgOp conv) {
+    Value input = conv.getDpsInputs()[0];
+    // A grouped conv reads the padded NCHW buffer as [N, G, C, H, W].
+    auto expand = input.getDefiningOp<memref::ExpandShapeOp>();
+    Value padded = expand ? expand.getSrc() : input;
+    auto paddedType = cast<MemRefType>(padded.getType());
+    FoldablePad found;
+    Operation *writer = writtenOnlyFor(conv, input, [&](Operation *it) {
+      auto generic = dyn_cast<linalg::GenericOp>(it);
+      auto sizes =
+          generic
+              ? generic->getAttrOfType<DenseI64ArrayAttr>(paddle::kZeroPadAttr)
+              : DenseI64ArrayAttr();
+      if (!sizes || sizes.size() != 4 || !generic.hasPureBufferSemantics() ||
+          generic.getNumDpsInputs() != 0 || generic.getNumDpsInits() != 1 ||
+          generic.getDpsInits()[0] != padded)
+        return Value();
+      SmallVector<memref::LoadOp> loads;
+      generic.getBody()->walk([&](memref::LoadOp l) { loads.push_back(l); });
+      if (loads.size() != 1)
+        return Value();
+      Value source = loads.front().getMemRef();
+      auto sourceType = cast<MemRefType>(source.getType());
+      if (sourceType.getRank() != 4 || !sourceType.hasStaticShape() ||
+          !paddedType.hasStaticShape() ||
+          sourceType.getElementType() != paddedType.getElementType())
+        return Value();
+      for (int d = 0; d < 4; ++d) {
+        int64_t extra = d < 2 ? 0 : sizes[d - 2] + sizes[d];
+        if (sourceType.getDimSize(d) + extra != paddedType.getDimSize(d))
+          return Value();
+      }
+      found.pad = generic;
+      found.source = source;
+      llvm::copy(sizes.asArrayRef(), found.sizes.begin());
+      return source;
+    });
+    if (!writer)
+      return std::nullopt;
+    if (expand) {
+      // The source in the grouped form, where its layout allows.
+      auto sourceType = cast<MemRefType>(found.source.getType());
+      SmallVector<int64_t> shape(expand.getType().getShape());
+      shape[3] = sourceType.getDimSize(2);
+      shape[4] = sourceType.getDimSize(3);
+      FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
+          sourceType, shape, expand.getReassociationIndices());
+      if (failed(type) || !contiguousPair(*type, 1))
+        return std::nullopt;
+      OpBuilder b(conv);
+      found.source =
+          memref::ExpandShapeOp::create(b, expand.getLoc(), *type, found.source,
+                                        expand.getReassociationIndices());
+    }
+    return found;
+  }
+
   /// Replaces `op` by a call of `callee` on its operands (cast to ranked
   /// dynamic strided memrefs, or unranked ones with `unranked`), the extra
   /// operands, state and program, then `params` and the accumulate flag.
   /// An elementwise generic after it that oneDNN post-ops express (per-
   /// channel operands along `channel` of the output; none for nullopt) is
   /// fused into the call.
+  /// `inputs` are the call's inputs in place of the op's (a conv's input
+  /// that the call pads itself).
   LogicalResult replace(ModuleOp module, linalg::LinalgOp op, StringRef callee,
                         ArrayRef<int64_t> params,
                         std::optional<unsigned> channel, Value weights,
-                        bool unranked = false) {
+                        bool unranked = false,
+                        std::optional<SmallVector<Value>> callInputs = {}) {
+    SmallVector<Value> inputs =
+        callInputs ? std::move(*callInputs) : op.getDpsInputs();
     SmallVector<int64_t> ranks;
     for (Value v : op->getOperands())
       ranks.push_back(unranked ? -1 : cast<MemRefType>(v.getType()).getRank());
@@ -1096,15 +1200,15 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     std::optional<Epilogue> epilogue;
     if (init.zero && fuse) {
       epilogue = matchEpilogue(op, out, init.erase, channel.value_or(~0u),
-                               op.getDpsInputs(), out);
+                               inputs, out);
       // A grouped conv's epilogue usually reads its output as NCHW, the
       // collapse of (group, channel in group): there the channel dim is
       // oneDNN's (g * F + f), so per-channel operands (a folded batch norm
       // on a depthwise conv) fuse too.
       if (!epilogue && isa<linalg::Conv2DNgchwGfchwOp>(op.getOperation()))
         if (Value nchw = collapsedGroups(out))
-          epilogue = matchEpilogue(op, nchw, init.erase, /*channel=*/1,
-                                   op.getDpsInputs(), out);
+          epilogue =
+              matchEpilogue(op, nchw, init.erase, /*channel=*/1, inputs, out);
       // Expanding an NCHW output back needs a contiguous one.
       auto outputType = epilogue ? cast<MemRefType>(epilogue->output.getType())
                                  : MemRefType();
@@ -1148,7 +1252,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         !sameBuffer(epilogue->residual, output))
       memref::CopyOp::create(b, loc, epilogue->residual, output);
     SmallVector<Value> args;
-    SmallVector<Value> operands(op.getDpsInputs());
+    SmallVector<Value> operands(inputs);
     // An NCHW epilogue output of a grouped conv: back to [N, G, F, H, W].
     auto outType = cast<MemRefType>(out.getType());
     if (cast<MemRefType>(output.getType()).getRank() != outType.getRank())
@@ -1216,11 +1320,11 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       LogicalResult result = success();
       if (matmul) {
         auto transposes = absorbableTransposes(op);
-        double transposeBytes = 0;
+        double copyBytes = 0;
         for (auto &entry : transposes)
-          transposeBytes += bytesOf(entry.second.getInit());
+          copyBytes += bytesOf(entry.second.getInit());
         if (!isWorthLibraryCall(op, /*conv=*/false, op.getDpsInputs()[1],
-                                transposeBytes))
+                                copyBytes))
           continue;
         if (!transposes.empty()) {
           op = absorbTransposes(op, transposes);
@@ -1256,12 +1360,24 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           if (!contiguousPair(types[0], 1) || !contiguousPair(types[2], 1))
             continue;
         }
-        if (!isWorthLibraryCall(op, /*conv=*/true, op.getDpsInputs()[1]))
+        std::optional<FoldablePad> pad = foldablePad(op);
+        if (!isWorthLibraryCall(op, /*conv=*/true, op.getDpsInputs()[1],
+                                pad ? bytesOf(pad->pad.getDpsInits()[0]) : 0)) {
+          if (pad && pad->source.getDefiningOp<memref::ExpandShapeOp>())
+            pad->source.getDefiningOp()->erase();
           continue;
+        }
         SmallVector<int64_t> params;
         for (DenseIntElementsAttr attr : {strides, dilations})
           for (const APInt &v : attr.getValues<APInt>())
             params.push_back(v.getSExtValue());
+        std::array<int64_t, 4> padding{};
+        if (pad)
+          padding = pad->sizes;
+        params.append(padding.begin(), padding.end());
+        SmallVector<Value> inputs(op.getDpsInputs());
+        if (pad)
+          inputs[0] = pad->source;
         // Grouped convs spread channels over two dims: per-channel
         // operands of the [N, G, F, H, W] output follow the group dim
         // where F is 1 (depthwise), and none otherwise; replace() also
@@ -1269,9 +1385,11 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         std::optional<unsigned> channel = 1;
         if (grouped && types[2].getDimSize(2) != 1)
           channel = std::nullopt;
-        result = replace(module, op, grouped ? kConv2DGrouped : kConv2D,
-                         {params[0], params[1], params[2], params[3]}, channel,
-                         op.getDpsInputs()[1]);
+        result = replace(module, op, grouped ? kConv2DGrouped : kConv2D, params,
+                         channel, op.getDpsInputs()[1],
+                         /*unranked=*/false, inputs);
+        if (succeeded(result) && pad)
+          pad->pad.erase();
       }
       if (failed(result))
         return signalPassFailure();

@@ -546,6 +546,8 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
 struct ConvProblem {
   Dims src, srcStrides, weights, weightsStrides, dst, dstStrides;
   Dims strides, dilations;
+  // Zero padding of src's spatial dims: {top, left} and {bottom, right}.
+  Dims padBefore, padAfter;
 };
 
 /// Whether convolutions keep the caller's plain layouts for src and dst
@@ -559,14 +561,35 @@ bool plainConvActivations() {
   return plain;
 }
 
+/// Throws unless `p`'s output dims are those of its padded input.
+void checkConvShape(const ConvProblem &p) {
+  int64_t kernelDims = p.weights.size();
+  for (int i = 0; i < 2; ++i) {
+    if (p.padBefore[i] < 0 || p.padAfter[i] < 0)
+      throw std::invalid_argument("negative padding");
+    if (p.strides[i] < 1 || p.dilations[i] < 1)
+      throw std::invalid_argument("strides and dilations must be >= 1");
+    int64_t padded = p.src[2 + i] + p.padBefore[i] + p.padAfter[i];
+    int64_t window = p.dilations[i] * (p.weights[kernelDims - 2 + i] - 1) + 1;
+    int64_t out = padded < window ? 0 : (padded - window) / p.strides[i] + 1;
+    if (out != p.dst[2 + i])
+      throw std::invalid_argument("output spatial dim " + std::to_string(i) +
+                                  " is " + std::to_string(p.dst[2 + i]) +
+                                  ", the padded input gives " +
+                                  std::to_string(out));
+  }
+}
+
 void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
             bool accumulate, const Program &prog, const Operands &operands,
             int64_t *state) {
+  checkConvShape(p);
   int64_t threads = useRuntimeThreads();
   Key key{static_cast<int64_t>(Kind::Conv), threads, accumulate,
           static_cast<int64_t>(p.weights.size())};
-  for (const Dims *v : {&p.src, &p.srcStrides, &p.weights, &p.weightsStrides,
-                        &p.dst, &p.dstStrides, &p.strides, &p.dilations})
+  for (const Dims *v :
+       {&p.src, &p.srcStrides, &p.weights, &p.weightsStrides, &p.dst,
+        &p.dstStrides, &p.strides, &p.dilations, &p.padBefore, &p.padAfter})
     key.insert(key.end(), v->begin(), v->end());
   appendProgram(key, prog);
   int64_t channels = p.dst[1];
@@ -594,12 +617,12 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
         bias ? dnnl::convolution_forward::desc(
                    dnnl::prop_kind::forward_inference,
                    dnnl::algorithm::convolution_direct, srcDesc, any(p.weights),
-                   biasDesc, dstDesc, p.strides, dilations, Dims{0, 0},
-                   Dims{0, 0})
+                   biasDesc, dstDesc, p.strides, dilations, p.padBefore,
+                   p.padAfter)
              : dnnl::convolution_forward::desc(
                    dnnl::prop_kind::forward_inference,
                    dnnl::algorithm::convolution_direct, srcDesc, any(p.weights),
-                   dstDesc, p.strides, dilations, Dims{0, 0}, Dims{0, 0});
+                   dstDesc, p.strides, dilations, p.padBefore, p.padAfter);
     dnnl::convolution_forward::primitive_desc pd(
         desc, postOpsAttr(prog, accumulate, channelDims), cpuEngine());
     e.conv = dnnl::convolution_forward(pd);
@@ -726,7 +749,8 @@ void _mlir_ciface_paddle_onednn_conv2d(
     const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
     const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
     const paddle_unranked_memref_t *program, int64_t strideH, int64_t strideW,
-    int64_t dilationH, int64_t dilationW, int64_t accumulate) {
+    int64_t dilationH, int64_t dilationW, int64_t padTop, int64_t padLeft,
+    int64_t padBottom, int64_t padRight, int64_t accumulate) {
   bool ok = guarded("conv2d", errorBuffer, kErrorSize, [&] {
     Program prog = readProgram(*program);
     const int64_t *os = output->sizes;
@@ -746,7 +770,9 @@ void _mlir_ciface_paddle_onednn_conv2d(
                   sizesOf<paddle_memref4d_f32_t, 4>(*output),
                   stridesOf<paddle_memref4d_f32_t, 4>(*output),
                   {strideH, strideW},
-                  {dilationH, dilationW}};
+                  {dilationH, dilationW},
+                  {padTop, padLeft},
+                  {padBottom, padRight}};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
            prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
   });
@@ -760,7 +786,8 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
     const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
     const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
     const paddle_unranked_memref_t *program, int64_t strideH, int64_t strideW,
-    int64_t dilationH, int64_t dilationW, int64_t accumulate) {
+    int64_t dilationH, int64_t dilationW, int64_t padTop, int64_t padLeft,
+    int64_t padBottom, int64_t padRight, int64_t accumulate) {
   bool ok = guarded("grouped conv2d", errorBuffer, kErrorSize, [&] {
     Program prog = readProgram(*program);
     const int64_t *is = input->sizes, *os = output->sizes;
@@ -785,7 +812,9 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
                   {os[0], os[1] * os[2], os[3], os[4]},
                   {ost[0], ost[2], ost[3], ost[4]},
                   {strideH, strideW},
-                  {dilationH, dilationW}};
+                  {dilationH, dilationW},
+                  {padTop, padLeft},
+                  {padBottom, padRight}};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
            prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
   });

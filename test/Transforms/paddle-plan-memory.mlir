@@ -265,3 +265,41 @@ func.func @address_compare(%x: memref<16xf32>) -> index {
   memref.dealloc %b : memref<16xf32>
   return %p : index
 }
+
+// -----
+
+// A conv input's zero padding (paddle.zero_pad) keeps its source live up to
+// the conv that reads the padded copy, so the conv's output is not placed
+// over the source and paddle-use-onednn can fold the copy into the call
+// (the conv then reads the source). Without the marker %src would die at
+// the padding and %o would take its offset.
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @pad_source_lives_to_conv
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {first = 2 : i64, id = 0 : i64, last = 7 : i64, offset = 1600 : i64, size = 1024
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {first = 4 : i64, id = 1 : i64, last = 7 : i64, offset = 0 : i64, size = 1600
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {first = 6 : i64, id = 2 : i64, last = 8 : i64, offset = 2624 : i64, size = 1024
+func.func @pad_source_lives_to_conv(%x: memref<1x4x8x8xf32>, %f: memref<4x4x3x3xf32>, %r: memref<1x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %src = memref.alloc() : memref<1x4x8x8xf32>
+  memref.copy %x, %src : memref<1x4x8x8xf32> to memref<1x4x8x8xf32>
+  %p = memref.alloc() : memref<1x4x10x10xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%p : memref<1x4x10x10xf32>) attrs = {paddle.zero_pad = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %w = linalg.index 3 : index
+    %v = memref.load %src[%n, %c, %h, %w] : memref<1x4x8x8xf32>
+    linalg.yield %v : f32
+  }
+  %o = memref.alloc() : memref<1x4x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<1x4x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %f : memref<1x4x10x10xf32>, memref<4x4x3x3xf32>) outs(%o : memref<1x4x8x8xf32>)
+  memref.copy %o, %r : memref<1x4x8x8xf32> to memref<1x4x8x8xf32>
+  memref.dealloc %src : memref<1x4x8x8xf32>
+  memref.dealloc %p : memref<1x4x10x10xf32>
+  memref.dealloc %o : memref<1x4x8x8xf32>
+  return
+}

@@ -191,15 +191,15 @@ func.func @max_plus(%a: memref<64x32xf32>, %b: memref<32x48xf32>, %c: memref<64x
 
 // -----
 
-// Convolutions pass strides and dilations (h, w), then accumulate.
-// CHECK-DAG: func.func private @paddle_onednn_conv2d(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xi64>, memref<*xi64>, i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// Convolutions pass strides and dilations (h, w), the padding (top, left,
+// bottom, right: none here), then accumulate.
+// CHECK-DAG: func.func private @paddle_onednn_conv2d(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xi64>, memref<*xi64>, i64, i64, i64, i64, i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @conv
 // CHECK-DAG: %[[SH:.*]] = arith.constant 2 : i64
 // CHECK-DAG: %[[SW:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[DH:.*]] = arith.constant 3 : i64
 // CHECK-DAG: %[[DW:.*]] = arith.constant 2 : i64
-// CHECK-DAG: %[[ACC:.*]] = arith.constant 0 : i64
-// CHECK: call @paddle_onednn_conv2d(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SH]], %[[SW]], %[[DH]], %[[DW]], %[[ACC]])
+// CHECK: call @paddle_onednn_conv2d(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SH]], %[[SW]], %[[DH]], %[[DW]], %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
 // CHECK-NOT: linalg.conv_2d
 func.func @conv(%in: memref<1x16x32x32xf32>, %f: memref<32x16x3x3xf32>, %out: memref<1x32x13x28xf32>) {
   %zero = arith.constant 0.0 : f32

@@ -13,6 +13,13 @@ namespace paddle {
 #define GEN_PASS_DECL
 #include "paddle/Conversion/Passes.h.inc"
 
+/// On the linalg.generic that zero-pads a conv2d's NCHW input in its
+/// spatial dims: the padding, [top, left, bottom, right]. The generic reads
+/// its source with one tensor.extract (memref.load once bufferized);
+/// paddle-use-onednn folds such a copy into a library convolution's own
+/// padding.
+inline constexpr llvm::StringLiteral kZeroPadAttr = "paddle.zero_pad";
+
 /// Patterns lowering paddle ops to linalg/tensor/arith/math, by category.
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateShapeToLinalgPatterns(RewritePatternSet &patterns);

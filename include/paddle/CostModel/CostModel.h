@@ -94,10 +94,11 @@ struct ContractionCost {
   /// Whether our code generation tiles and vectorizes the op
   /// (paddle-tile-and-vectorize), or runs it as scalar loops.
   bool tiled = false;
-  /// Bytes of transposed operands that our code reads from a transposed
-  /// copy (each read and written once, on every call) and oneDNN reads
-  /// through permuted strides (paddle-use-onednn absorbs the transpose).
-  double transposeBytes = 0;
+  /// Bytes of operand copies that our code reads (each read and written
+  /// once, on every call) and oneDNN does without: a transposed operand it
+  /// reads through permuted strides, a conv input it pads itself
+  /// (paddle-use-onednn absorbs the transpose, folds the padding).
+  double copyBytes = 0;
 };
 
 /// Predicted time of one op on each path.
@@ -107,7 +108,7 @@ struct PathEstimate {
   double librarySeconds = 0;
   /// call_overhead_s + roofline at the codegen efficiency (tiled or
   /// scalar) x peak and codegen.memory_efficiency x bandwidth, + the
-  /// transposed copies (transposeBytes) at the roofline bandwidth.
+  /// operand copies (copyBytes) at the roofline bandwidth.
   double codegenSeconds = 0;
   bool libraryIsFaster() const { return librarySeconds < codegenSeconds; }
 };

@@ -468,11 +468,16 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     Value zero = buildScalarConstant(
         rewriter, loc, cast<RankedTensorType>(input.getType()).getElementType(),
         0);
-    if (llvm::any_of(padding, [](int64_t p) { return p != 0; }))
+    if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
       input = padSpatial(rewriter, loc, input, {padding[0], padding[1]},
                          {rewriter.getIndexAttr(padding[2]),
                           rewriter.getIndexAttr(padding[3])},
                          zero);
+      // The library path folds this copy into the convolution's own
+      // padding (paddle-use-onednn).
+      input.getDefiningOp()->setAttr(kZeroPadAttr,
+                                     rewriter.getDenseI64ArrayAttr(padding));
+    }
 
     SmallVector<OpFoldResult> in = getMixedSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> f = getMixedSizes(rewriter, loc, filter);

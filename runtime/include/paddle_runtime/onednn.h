@@ -89,26 +89,31 @@ void _mlir_ciface_paddle_onednn_matmul(
     const paddle_unranked_memref_t *program, int64_t a_map, int64_t b_map,
     int64_t c_map, int64_t accumulate);
 
-/* linalg.conv_2d_nchw_fchw (no padding: the input is padded before):
+/* linalg.conv_2d_nchw_fchw on the input zero-padded by pad_top, pad_left
+ * before and pad_bottom, pad_right after its spatial dims (all 0: the
+ * linalg op itself; paddle-use-onednn folds a padding copy in):
  * out[N, F, OH, OW] (+)= sum over c, kh, kw of
- *   in[N, c, oh * sh + kh * dh, ow * sw + kw * dw] * filter[F, c, kh, kw]. */
+ *   in'[N, c, oh * sh + kh * dh, ow * sw + kw * dw] * filter[F, c, kh, kw]
+ * where in'[.., y, x] = in[.., y - pad_top, x - pad_left], 0 outside. */
 void _mlir_ciface_paddle_onednn_conv2d(
     const paddle_memref4d_f32_t *input, const paddle_memref4d_f32_t *filter,
     const paddle_memref4d_f32_t *output, const paddle_unranked_memref_t *e0,
     const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
     const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
     const paddle_unranked_memref_t *program, int64_t stride_h, int64_t stride_w,
-    int64_t dilation_h, int64_t dilation_w, int64_t accumulate);
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t accumulate);
 
 /* linalg.conv_2d_ngchw_gfchw, the grouped form: input [N, G, C, H, W],
- * filter [G, F, C, KH, KW], output [N, G, F, OH, OW]. */
+ * filter [G, F, C, KH, KW], output [N, G, F, OH, OW]; padding as above. */
 void _mlir_ciface_paddle_onednn_conv2d_grouped(
     const paddle_memref5d_f32_t *input, const paddle_memref5d_f32_t *filter,
     const paddle_memref5d_f32_t *output, const paddle_unranked_memref_t *e0,
     const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
     const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
     const paddle_unranked_memref_t *program, int64_t stride_h, int64_t stride_w,
-    int64_t dilation_h, int64_t dilation_w, int64_t accumulate);
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t accumulate);
 
 /* Constant weights reordered into oneDNN's layout since the process started
  * (weight cache misses), for tests. */

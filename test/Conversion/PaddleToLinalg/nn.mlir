@@ -99,11 +99,14 @@ func.func @conv2d(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x
 
 // -----
 
-// Zero padding, then the channels split into groups for the grouped conv.
+// Zero padding, marked with its sizes (top, left, bottom, right) for
+// paddle-use-onednn, then the channels split into groups for the grouped
+// conv.
 // CHECK-LABEL: func @conv2d_groups
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4x9x?xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>)
 // CHECK: %[[P:.*]] = linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<?x4x11x?xf32>)
+// CHECK-SAME: paddle.zero_pad = array<i64: 1, 1, 1, 1>
 // CHECK: %[[V:.*]] = tensor.extract %[[X]]
 // CHECK: arith.select %{{.*}}, %[[V]], %{{.*}} : f32
 // CHECK: %[[EX:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2], [3], [4]] output_shape [%{{.*}}, 2, 2, 11, %{{.*}}] : tensor<?x4x11x?xf32> into tensor<?x2x2x11x?xf32>
@@ -119,10 +122,11 @@ func.func @conv2d_groups(%x: tensor<?x4x9x?xf32>, %w: tensor<6x2x3x3xf32>) -> te
 
 // -----
 
-// Max pooling pads with the lowest value, never 0.
+// Max pooling pads with the lowest value, never 0 (no zero_pad marker).
 // CHECK-LABEL: func @max_pool_int
 // CHECK: %[[P:.*]] = linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<1x2x7x7xi32>)
+// CHECK-NOT: paddle.zero_pad
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[MIN:.*]] : i32
 // CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<1x2x3x3xi32>)
 // CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x3xi32>
