@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -174,6 +175,30 @@ TEST(OneDnn, Conv2DWithStridesAndDilations) {
     }
 }
 
+/// Runs `body` as f(x: tensor<?xf32>) -> tensor<?xf32> through
+/// paddle_invoke on a 4-element x, which must end with an error status;
+/// returns its code and message.
+std::pair<paddle_status_code_t, std::string>
+invokeError(void (*body)(void **)) {
+  static const paddle_tensor_spec_t spec = {
+      PADDLE_F32, 1, {PADDLE_DYNAMIC_DIM}};
+  static const paddle_function_signature_t sig = {"bad", 1, &spec, 1, &spec};
+  float x[4] = {1, 2, 3, 4};
+  paddle_tensor_t in{};
+  in.dtype = PADDLE_F32;
+  in.rank = 1;
+  in.shape[0] = 4;
+  in.data = x;
+  paddle_tensor_t out{};
+  paddle_status_t s = paddle_invoke(body, &sig, &in, 1, &out);
+  if (!s)
+    return {PADDLE_OK, "no error"};
+  std::pair<paddle_status_code_t, std::string> result{paddle_status_code(s),
+                                                      paddle_status_message(s)};
+  paddle_status_free(s);
+  return result;
+}
+
 TEST(OneDnn, Conv2DPadsItsInput) {
   // in [1, 2, 4, 5], a 3x3 filter [3, 2, 3, 3], stride 2, padding top 1,
   // left 2, bottom 0, right 1: out [1, 3, 2, 3], against the sum over the
@@ -225,20 +250,7 @@ void badPaddingConv(void **) {
 }
 
 TEST(OneDnn, Conv2DPaddingThatMissesTheOutputIsAnError) {
-  static const paddle_tensor_spec_t spec = {
-      PADDLE_F32, 1, {PADDLE_DYNAMIC_DIM}};
-  static const paddle_function_signature_t sig = {"bad", 1, &spec, 1, &spec};
-  float x[1] = {0};
-  paddle_tensor_t in{};
-  in.dtype = PADDLE_F32;
-  in.rank = 1;
-  in.shape[0] = 1;
-  in.data = x;
-  paddle_tensor_t out{};
-  paddle_status_t s = paddle_invoke(badPaddingConv, &sig, &in, 1, &out);
-  ASSERT_NE(s, nullptr);
-  std::string message = paddle_status_message(s);
-  paddle_status_free(s);
+  std::string message = invokeError(badPaddingConv).second;
   EXPECT_NE(message.find("output spatial dim 0 is 2, the padded input gives 3"),
             std::string::npos)
       << message;
@@ -369,9 +381,6 @@ TEST(OneDnn, BadProgramEndsTheCall) {
   // its end.
   static std::vector<float> shortBias(1);
   static ConvCase t;
-  static const paddle_tensor_spec_t spec = {
-      PADDLE_F32, 1, {PADDLE_DYNAMIC_DIM}};
-  static const paddle_function_signature_t sig = {"bad", 1, &spec, 1, &spec};
   auto body = [](void **) {
     Extras e;
     e.operands.emplace_back(shortBias.data(), std::vector<int64_t>{1},
@@ -379,17 +388,7 @@ TEST(OneDnn, BadProgramEndsTheCall) {
     e.post(PADDLE_ONEDNN_POST_ADD, 0);
     conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
   };
-  float x[1] = {0};
-  paddle_tensor_t in{};
-  in.dtype = PADDLE_F32;
-  in.rank = 1;
-  in.shape[0] = 1;
-  in.data = x;
-  paddle_tensor_t out{};
-  paddle_status_t s = paddle_invoke(+body, &sig, &in, 1, &out);
-  ASSERT_NE(s, nullptr);
-  std::string message = paddle_status_message(s);
-  paddle_status_free(s);
+  std::string message = invokeError(+body).second;
   EXPECT_NE(message.find("a per-channel operand has 1 elements for 2 "
                          "channels"),
             std::string::npos)
@@ -405,21 +404,8 @@ void badMapPacked(void **args) {
 }
 
 TEST(OneDnn, InvalidCallEndsInvokeWithAnError) {
-  static const paddle_tensor_spec_t spec = {
-      PADDLE_F32, 1, {PADDLE_DYNAMIC_DIM}};
-  static const paddle_function_signature_t sig = {"bad", 1, &spec, 1, &spec};
-  float x[4] = {1, 2, 3, 4};
-  paddle_tensor_t in{};
-  in.dtype = PADDLE_F32;
-  in.rank = 1;
-  in.shape[0] = 4;
-  in.data = x;
-  paddle_tensor_t out{};
-  paddle_status_t s = paddle_invoke(badMapPacked, &sig, &in, 1, &out);
-  ASSERT_NE(s, nullptr);
-  EXPECT_EQ(paddle_status_code(s), PADDLE_INTERNAL);
-  std::string message = paddle_status_message(s);
-  paddle_status_free(s);
+  auto [code, message] = invokeError(badMapPacked);
+  EXPECT_EQ(code, PADDLE_INTERNAL);
   EXPECT_NE(message.find("oneDNN matmul failed: a dim map names dim 5 of a "
                          "rank-2 operand"),
             std::string::npos)
