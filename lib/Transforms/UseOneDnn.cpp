@@ -337,25 +337,19 @@ bool mayWrite(Operation *op, Value buffer) {
   return false;
 }
 
-/// How `op` uses the contents of `buffer`: Read (they are read, or may
-/// be), Overwritten (all of the buffer is written, nothing of it read), or
-/// Untouched.
-enum class Use { Untouched, Read, Overwritten };
-Use useOf(Operation *op, Value buffer) {
+/// Whether `op` may read or write any of `buffer` (unknown effects: yes).
+bool mayAccess(Operation *op, Value buffer) {
   if (isTraceCall(op) || isMemoryEffectFree(op))
-    return Use::Untouched;
-  // The end of the workspace's lifetime: nothing reads it afterwards.
+    return false;
   if (auto call = dyn_cast<func::CallOp>(op)) {
-    if (call.getCallee() == "paddle_workspace_release")
-      return Use::Overwritten;
     for (Value v : call.getOperands())
       if (isa<BaseMemRefType>(v.getType())) {
         if (auto cast = v.getDefiningOp<memref::CastOp>())
           v = cast.getSource();
         if (mayAlias(v, buffer))
-          return Use::Read;
+          return true;
       }
-    return Use::Untouched;
+    return false;
   }
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects) {
@@ -365,23 +359,17 @@ Use useOf(Operation *op, Value buffer) {
       for (Value v : inner->getOperands())
         touched |= isa<BaseMemRefType>(v.getType()) && mayAlias(v, buffer);
     });
-    return touched || op->getNumRegions() == 0 ? Use::Read : Use::Untouched;
+    return touched || op->getNumRegions() == 0;
   }
   SmallVector<MemoryEffects::EffectInstance> list;
   effects.getEffects(list);
-  bool overwritten = false;
   for (auto &e : list) {
     Value v = e.getValue();
-    if (isa<MemoryEffects::Read>(e.getEffect()) && (!v || mayAlias(v, buffer)))
-      return Use::Read;
-    if (isa<MemoryEffects::Write>(e.getEffect()) && v) {
-      if (sameBuffer(v, buffer))
-        overwritten = true;
-      else if (mayAlias(v, buffer))
-        return Use::Read; // partly written: the rest may still be read
-    }
+    if (isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
+        (!v || mayAlias(v, buffer)))
+      return true;
   }
-  return overwritten ? Use::Overwritten : Use::Untouched;
+  return false;
 }
 
 /// Whether `buffer` holds zeros right before `at`: a zero fill of it
@@ -1009,9 +997,9 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         writer = it;
         break;
       }
-      // A write between (even one of unknown target) would have changed
-      // what `op` reads.
-      if (useOf(it, copy) != Use::Untouched || mayWrite(it, copy))
+      // Another access between (even a write of unknown target) would
+      // have read or changed what `op` reads.
+      if (mayAccess(it, copy))
         return nullptr;
     }
     if (!writer)
