@@ -1012,15 +1012,77 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         return nullptr;
     // Its users, not other buffers planned over its bytes later (which
     // hold their own data), are what would read the copy after `op`.
+    // Bufferization may give one buffer to several such copies (of equal
+    // tensor.empty inits, merged by CSE): users before the writer saw
+    // earlier contents, which the writer replaced; after `op`, the next
+    // access must replace the contents again without reading them.
     Value buffer = copy;
     while (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp,
                            memref::CastOp>(buffer.getDefiningOp()))
       buffer = buffer.getDefiningOp()->getOperand(0);
     if (!isa_and_nonnull<memref::AllocOp, memref::ViewOp>(
-            buffer.getDefiningOp()) ||
-        !onlyUsedBy(buffer, {writer, op}))
+            buffer.getDefiningOp()))
       return nullptr;
+    if (onlyUsedBy(buffer, {writer, op}))
+      return writer;
+    Block *block = op->getBlock();
+    SmallVector<Operation *> users;
+    if (writer->getBlock() != block || !collectUsers(buffer, users))
+      return nullptr;
+    for (Operation *user : users) {
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at || (at != writer && at != op && !at->isBeforeInBlock(writer) &&
+                  !op->isBeforeInBlock(at)))
+        return nullptr;
+    }
+    for (Operation *it = op->getNextNode(); it; it = it->getNextNode())
+      if (mayAccess(it, buffer))
+        return overwrites(it, buffer) ? writer : nullptr;
     return writer;
+  }
+
+  /// The users of `buffer` and of its views, but for deallocs; false if a
+  /// user that is not a view does not take `buffer` itself.
+  static bool collectUsers(Value buffer, SmallVectorImpl<Operation *> &users) {
+    for (Operation *user : buffer.getUsers()) {
+      if (isa<memref::DeallocOp>(user))
+        continue;
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (view && view.getViewSource() == buffer) {
+        for (Value v : user->getResults())
+          if (!collectUsers(v, users))
+            return false;
+        continue;
+      }
+      users.push_back(user);
+    }
+    return true;
+  }
+
+  /// Whether `op` writes every element of `buffer` without reading it: a
+  /// fill of it, or a transpose or all-parallel generic whose only output
+  /// it is (through a permutation; the generic's body ignores the output's
+  /// value) and whose inputs and loads are other memory.
+  static bool overwrites(Operation *op, Value buffer) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      return fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == buffer;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !isa<linalg::GenericOp, linalg::TransposeOp>(op) ||
+        !linalgOp.hasPureBufferSemantics() || linalgOp.getNumDpsInits() != 1 ||
+        linalgOp.getDpsInits()[0] != buffer ||
+        linalgOp.getNumParallelLoops() != linalgOp.getNumLoops() ||
+        !linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0))
+             .isPermutation() ||
+        linalgOp.payloadUsesValueFromOperand(linalgOp.getDpsInitOperand(0)))
+      return false;
+    for (Value input : linalgOp.getDpsInputs())
+      if (mayAlias(input, buffer))
+        return false;
+    bool readsOther = true;
+    op->walk([&](memref::LoadOp load) {
+      readsOther &= !mayAlias(load.getMemRef(), buffer);
+    });
+    return readsOther;
   }
 
   /// Whether every user of `buffer`, through views of it, is one of

@@ -234,3 +234,86 @@ func.func @unmarked(%x: memref<1x4x8x8xf32>, %f: memref<4x4x3x3xf32>, %r: memref
   memref.copy %out, %r : memref<1x4x8x8xf32> to memref<1x4x8x8xf32>
   return
 }
+
+// -----
+
+// One padded buffer for two convs (bufferization reuses it when CSE merged
+// their tensor.empty inits): the first copy folds, since the next access
+// after its conv is the second copy, which overwrites the whole buffer
+// without reading it; the second stays, since a generic reads the buffer
+// after the second conv.
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// CHECK-LABEL: func.func @shared_buffer(
+// CHECK-SAME: %[[X:[^:]*]]: memref<1x4x8x8xf32>
+// CHECK-NOT: paddle.zero_pad
+// CHECK: call @paddle_onednn_conv2d({{.*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic {{.*}}paddle.zero_pad
+// CHECK: call @paddle_onednn_conv2d({{.*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @shared_buffer(%x: memref<1x4x8x8xf32>, %y: memref<1x4x8x8xf32>, %f: memref<4x4x3x3xf32>, %rs: memref<2x4x8x8xf32>, %keep: memref<1x4x10x10xf32>) {
+  %r = memref.alloc() : memref<1x4x8x8xf32>
+  %s = memref.alloc() : memref<1x4x8x8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %zero = arith.constant 0.0 : f32
+  %padded = memref.alloc() : memref<1x4x10x10xf32>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%padded : memref<1x4x10x10xf32>) attrs = {paddle.zero_pad = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h0 = linalg.index 2 : index
+    %w0 = linalg.index 3 : index
+    %h = arith.subi %h0, %c1 : index
+    %w = arith.subi %w0, %c1 : index
+    %hc = arith.minsi %h, %c7 : index
+    %wc = arith.minsi %w, %c7 : index
+    %hc2 = arith.maxsi %hc, %c0 : index
+    %wc2 = arith.maxsi %wc, %c0 : index
+    %v = memref.load %x[%n, %c, %hc2, %wc2] : memref<1x4x8x8xf32>
+    %ih = arith.cmpi eq, %h, %hc2 : index
+    %iw = arith.cmpi eq, %w, %wc2 : index
+    %inside = arith.andi %ih, %iw : i1
+    %sel = arith.select %inside, %v, %zero : f32
+    linalg.yield %sel : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%r : memref<1x4x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%padded, %f : memref<1x4x10x10xf32>, memref<4x4x3x3xf32>) outs(%r : memref<1x4x8x8xf32>)
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%padded : memref<1x4x10x10xf32>) attrs = {paddle.zero_pad = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h0 = linalg.index 2 : index
+    %w0 = linalg.index 3 : index
+    %h = arith.subi %h0, %c1 : index
+    %w = arith.subi %w0, %c1 : index
+    %hc = arith.minsi %h, %c7 : index
+    %wc = arith.minsi %w, %c7 : index
+    %hc2 = arith.maxsi %hc, %c0 : index
+    %wc2 = arith.maxsi %wc, %c0 : index
+    %v = memref.load %y[%n, %c, %hc2, %wc2] : memref<1x4x8x8xf32>
+    %ih = arith.cmpi eq, %h, %hc2 : index
+    %iw = arith.cmpi eq, %w, %wc2 : index
+    %inside = arith.andi %ih, %iw : i1
+    %sel = arith.select %inside, %v, %zero : f32
+    linalg.yield %sel : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s : memref<1x4x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%padded, %f : memref<1x4x10x10xf32>, memref<4x4x3x3xf32>) outs(%s : memref<1x4x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%padded : memref<1x4x10x10xf32>) outs(%keep : memref<1x4x10x10xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %padded : memref<1x4x10x10xf32>
+  %r0 = memref.subview %rs[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : memref<2x4x8x8xf32> to memref<1x4x8x8xf32, strided<[256, 64, 8, 1]>>
+  %r1 = memref.subview %rs[1, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : memref<2x4x8x8xf32> to memref<1x4x8x8xf32, strided<[256, 64, 8, 1], offset: 256>>
+  memref.copy %r, %r0 : memref<1x4x8x8xf32> to memref<1x4x8x8xf32, strided<[256, 64, 8, 1]>>
+  memref.copy %s, %r1 : memref<1x4x8x8xf32> to memref<1x4x8x8xf32, strided<[256, 64, 8, 1], offset: 256>>
+  return
+}
