@@ -452,6 +452,21 @@ struct EpilogueMatcher {
     return operands.size() - 1;
   }
 
+  /// `v` without the additions of constant zeros around it.
+  static Value withoutZeroAdds(Value v) {
+    while (auto add = v.getDefiningOp<arith::AddFOp>()) {
+      std::optional<double> l = constant(add.getLhs()),
+                            r = constant(add.getRhs());
+      if (r && *r == 0)
+        v = add.getLhs();
+      else if (l && *l == 0)
+        v = add.getRhs();
+      else
+        break;
+    }
+    return v;
+  }
+
   /// `u` (= f(x) for the op's result x) as post-ops, or failure.
   FailureOr<SmallVector<PostOp>> classify(Value u) {
     if (u == result)
@@ -484,10 +499,14 @@ struct EpilogueMatcher {
                                                   : PADDLE_ONEDNN_POST_SUB;
           return then(a, {kind, operandOf(b)});
         }
-        if (role(b) == InputRole::Residual && isa<arith::AddFOp>(op)) {
-          if (residual && residual != buffers.lookup(b))
+        // The residual may carry a zero bias of its own (another conv's
+        // folded batch norm before training): r + 0.0 differs from r at
+        // most in the sign of a zero.
+        Value summand = withoutZeroAdds(b);
+        if (role(summand) == InputRole::Residual && isa<arith::AddFOp>(op)) {
+          if (residual && residual != buffers.lookup(summand))
             return failure();
-          residual = buffers.lookup(b);
+          residual = buffers.lookup(summand);
           return then(a, {PADDLE_ONEDNN_POST_SUM});
         }
         if (std::optional<double> c = constant(b)) {

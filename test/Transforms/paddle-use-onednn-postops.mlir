@@ -184,6 +184,37 @@ func.func @residual(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %r: memref<6
 
 // -----
 
+// The residual with a zero bias of its own, in place in the op's output
+// (a ResNet downsampling block: the main branch's zero bias add merged
+// into the add of the shortcut conv's result): r + 0.0 is summed as r,
+// and the result's own + 0.0 merges away: sum, relu.
+// CHECK: dense<[0, 2, 12, -1, 0, 0, 2, -1, 0, 0]>
+// CHECK-LABEL: func.func @residual_zero_bias
+// CHECK-SAME: %[[R:[^:]*]]: memref<64x32xf32>)
+// CHECK: %[[C:.*]] = memref.alloc() : memref<64x32xf32>
+// CHECK: memref.copy %[[R]], %[[C]]
+// CHECK: call @paddle_onednn_matmul
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @residual_zero_bias(%a: memref<64x128xf32>, %b: memref<128x32xf32>, %r: memref<64x32xf32>) -> memref<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x128xf32>, memref<128x32xf32>) outs(%c : memref<64x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %c : memref<64x32xf32>, memref<64x32xf32>) outs(%c : memref<64x32xf32>) {
+  ^bb0(%y: f32, %x: f32, %o: f32):
+    %xb = arith.addf %x, %zero : f32
+    %yb = arith.addf %y, %zero : f32
+    %s = arith.addf %yb, %xb : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  }
+  return %c : memref<64x32xf32>
+}
+
+// -----
+
 // Not fused: the result is read by two ops.
 // CHECK-LABEL: func.func @two_readers
 // CHECK: call @paddle_onednn_matmul
