@@ -256,6 +256,47 @@ TEST(OneDnn, Conv2DPaddingThatMissesTheOutputIsAnError) {
       << message;
 }
 
+TEST(OneDnn, ReorderCopiesBetweenLayouts) {
+  // [1, 3, 2, 4] from NCHW into NHWC strides, and back through a strided
+  // (offset) view: every element lands where its strides say.
+  const int C = 3, H = 2, W = 4, N = C * H * W;
+  std::vector<float> nchw(N), nhwc(N, -1.0f), back(N + 5, -1.0f);
+  for (int i = 0; i < N; ++i)
+    nchw[i] = 0.5f * i;
+  paddle_memref4d_f32_t plain{
+      nchw.data(), nchw.data(), 0, {1, C, H, W}, {N, H * W, W, 1}};
+  paddle_memref4d_f32_t last{
+      nhwc.data(), nhwc.data(), 0, {1, C, H, W}, {N, 1, W * C, C}};
+  _mlir_ciface_paddle_onednn_reorder(&plain, &last);
+  for (int c = 0; c < C; ++c)
+    for (int h = 0; h < H; ++h)
+      for (int w = 0; w < W; ++w)
+        EXPECT_EQ(nhwc[(h * W + w) * C + c], nchw[(c * H + h) * W + w]);
+  paddle_memref4d_f32_t shifted{
+      back.data(), back.data(), 5, {1, C, H, W}, {N, H * W, W, 1}};
+  _mlir_ciface_paddle_onednn_reorder(&last, &shifted);
+  for (int i = 0; i < N; ++i)
+    EXPECT_EQ(back[5 + i], nchw[i]);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(back[i], -1.0f);
+}
+
+/// f(x) reordering between buffers of different shapes.
+void badShapeReorder(void **) {
+  static std::vector<float> a(8), b(8);
+  paddle_memref4d_f32_t ma{a.data(), a.data(), 0, {1, 2, 2, 2}, {8, 4, 2, 1}};
+  paddle_memref4d_f32_t mb{b.data(), b.data(), 0, {1, 2, 4, 1}, {8, 4, 1, 1}};
+  _mlir_ciface_paddle_onednn_reorder(&ma, &mb);
+}
+
+TEST(OneDnn, ReorderOfDifferentShapesIsAnError) {
+  auto [code, message] = invokeError(badShapeReorder);
+  EXPECT_EQ(code, PADDLE_INTERNAL);
+  EXPECT_NE(message.find("the input and output shapes differ"),
+            std::string::npos)
+      << message;
+}
+
 /// A 1x2x3x3 input, two 2x2 filters (stride 1) and per-channel vectors for
 /// the post-op tests; out[f] = sum of in[c, oh + i, ow + j] * w[f, c, i, j].
 struct ConvCase {

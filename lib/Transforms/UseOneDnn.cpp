@@ -53,6 +53,7 @@ namespace {
 constexpr llvm::StringLiteral kMatmul = "paddle_onednn_matmul";
 constexpr llvm::StringLiteral kConv2D = "paddle_onednn_conv2d";
 constexpr llvm::StringLiteral kConv2DGrouped = "paddle_onednn_conv2d_grouped";
+constexpr llvm::StringLiteral kReorder = "paddle_onednn_reorder";
 
 /// The ops' operands as the kernels take them; empty if one is not an f32
 /// memref with a unit innermost stride (oneDNN's fast plain formats).
@@ -908,6 +909,202 @@ Value collapsedGroups(Value out) {
   return found;
 }
 
+/// A buffer the function allocates itself (a workspace view or an
+/// allocation) of static shape and identity layout: its layout is the
+/// function's to choose.
+bool isOwnBuffer(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() && type.getLayout().isIdentity() &&
+         isa_and_nonnull<memref::ViewOp, memref::AllocOp, memref::AllocaOp>(
+             v.getDefiningOp());
+}
+
+/// The strides of `shape`, a [N, C, H, W] or grouped [N, G, F, H, W] view
+/// of an activation stored channels-last (N, H, W, then C = G * F).
+SmallVector<int64_t> channelsLastStrides(ArrayRef<int64_t> shape) {
+  bool grouped = shape.size() == 5;
+  int64_t c = grouped ? shape[1] * shape[2] : shape[1];
+  int64_t h = shape[shape.size() - 2], w = shape.back();
+  if (grouped)
+    return {h * w * c, shape[2], 1, w * c, c};
+  return {h * w * c, 1, w * c, c};
+}
+
+/// Stores the activations that only oneDNN convolutions read and write
+/// channels-last (NHWC), the layout oneDNN's convolutions pick for
+/// themselves (`format_tag::any`): a conv chain then runs without the
+/// plain <-> oneDNN reorders of each call's input and output. A buffer
+/// qualifies when every use is, through the grouped form's reshapes, the
+/// input or output of a conv call, or a whole-buffer copy (a residual).
+/// Workspace views of the same bytes that are used (memory planning's
+/// in-place reuse passes data from one to the other without a copy)
+/// qualify together or not at all. The calls then take channels-last views
+/// (memref.reinterpret_cast with permuted strides); a copy between two
+/// channels-last buffers stays a memcpy, one between a plain and a
+/// channels-last buffer becomes `reorder` (paddle_onednn_reorder). Returns
+/// how many buffers changed layout, or failure where `reorder` (which
+/// declares it) fails, before anything changed.
+FailureOr<unsigned>
+storeChannelsLast(func::FuncOp func,
+                  llvm::function_ref<FailureOr<func::FuncOp>()> reorder) {
+  // The casts conv calls take as their inputs or outputs, per buffer.
+  llvm::MapVector<Value, SmallVector<memref::CastOp>> leaves;
+  DenseSet<Value> rejected;
+  // Buffers that must keep one layout with the key.
+  DenseMap<Value, SmallVector<Value>> coupled;
+  llvm::SetVector<memref::CopyOp> copies;
+  auto isConvCall = [](Operation *op, unsigned operand) {
+    auto call = dyn_cast<func::CallOp>(op);
+    return call && (operand == 0 || operand == 2) &&
+           (call.getCallee() == kConv2D || call.getCallee() == kConv2DGrouped);
+  };
+  // Whether every use of `v`, `root` or a reshape of it, is one a
+  // channels-last layout keeps correct.
+  std::function<bool(Value, Value)> usesAllow = [&](Value root, Value v) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto cast = dyn_cast<memref::CastOp>(user)) {
+        if (!llvm::all_of(cast->getUses(), [&](OpOperand &u) {
+              return isConvCall(u.getOwner(), u.getOperandNumber());
+            }))
+          return false;
+        leaves[root].push_back(cast);
+        continue;
+      }
+      // The grouped conv's [N, G, F, H, W] view of an NCHW buffer, and back.
+      auto expand = dyn_cast<memref::ExpandShapeOp>(user);
+      auto collapse = dyn_cast<memref::CollapseShapeOp>(user);
+      if ((expand &&
+           expand.getReassociationIndices() == groupReassociation()) ||
+          (collapse &&
+           collapse.getReassociationIndices() == groupReassociation())) {
+        if (!usesAllow(root, user->getResult(0)))
+          return false;
+        continue;
+      }
+      // A whole-buffer copy: between two channels-last buffers it stays,
+      // to or from a plain one it becomes a reorder.
+      if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+        auto other = dyn_cast<MemRefType>(
+            (v == copy.getSource() ? copy.getTarget() : copy.getSource())
+                .getType());
+        if (v != root || cast<MemRefType>(v.getType()).getRank() != 4 ||
+            !other || !other.isStrided())
+          return false;
+        copies.insert(copy);
+        continue;
+      }
+      if (isa<memref::DeallocOp>(user))
+        continue;
+      return false;
+    }
+    return true;
+  };
+  SmallVector<memref::ViewOp> views;
+  func.walk([&](memref::ViewOp view) {
+    if (!view->use_empty())
+      views.push_back(view);
+  });
+  func.walk([&](func::CallOp call) {
+    if (call.getCallee() != kConv2D && call.getCallee() != kConv2DGrouped)
+      return;
+    for (unsigned i : {0u, 2u}) {
+      auto cast = call.getOperand(i).getDefiningOp<memref::CastOp>();
+      if (!cast)
+        continue;
+      // Back through the grouped form's reshapes to the buffer.
+      Value root = cast.getSource();
+      while (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(
+          root.getDefiningOp()))
+        root = root.getDefiningOp()->getOperand(0);
+      if (leaves.count(root) || rejected.count(root))
+        continue;
+      auto type = dyn_cast<MemRefType>(root.getType());
+      if (!isOwnBuffer(root) || !type.getElementType().isF32() ||
+          (type.getRank() != 4 && type.getRank() != 5) ||
+          !usesAllow(root, root)) {
+        leaves.erase(root);
+        rejected.insert(root);
+        continue;
+      }
+      if (!root.getDefiningOp<memref::ViewOp>())
+        continue;
+      Region region = regionOf(root);
+      for (memref::ViewOp other : views) {
+        Region r = regionOf(other);
+        if (other.getResult() != root && r.root == region.root &&
+            r.end == region.end && r.begin == region.begin)
+          coupled[root].push_back(other);
+      }
+    }
+  });
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[root, others] : coupled)
+      if (!rejected.count(root) && llvm::any_of(others, [&](Value o) {
+            return rejected.count(o) || !leaves.count(o);
+          })) {
+        rejected.insert(root);
+        changed = true;
+      }
+  }
+  auto isChannelsLast = [&](Value v) {
+    return leaves.count(v) && !rejected.count(v);
+  };
+  // `root` as `shape` (itself or a grouped reshape), channels-last.
+  auto channelsLastView = [](OpBuilder &b, Location loc, Value root,
+                             ArrayRef<int64_t> sizes) {
+    SmallVector<int64_t> strides = channelsLastStrides(sizes);
+    return memref::ReinterpretCastOp::create(
+        b, loc,
+        MemRefType::get(sizes, b.getF32Type(),
+                        StridedLayoutAttr::get(b.getContext(), 0, strides)),
+        root, /*offset=*/0, sizes, strides);
+  };
+  for (memref::CopyOp copy : copies) {
+    Value from = copy.getSource(), to = copy.getTarget();
+    if (isChannelsLast(from) == isChannelsLast(to))
+      continue;
+    FailureOr<func::FuncOp> callee = reorder();
+    if (failed(callee))
+      return failure();
+    OpBuilder b(copy);
+    Location loc = copy.getLoc();
+    SmallVector<Value> args;
+    for (Value v : {from, to}) {
+      Value view = v;
+      if (isChannelsLast(v))
+        view = channelsLastView(b, loc, v,
+                                cast<MemRefType>(v.getType()).getShape());
+      args.push_back(memref::CastOp::create(
+          b, loc, callee->getFunctionType().getInput(0), view));
+    }
+    func::CallOp::create(b, loc, *callee, args);
+    copy->erase();
+  }
+  unsigned changedBuffers = 0;
+  for (auto &[root, casts] : leaves) {
+    if (rejected.count(root))
+      continue;
+    ++changedBuffers;
+    for (memref::CastOp leaf : casts) {
+      ArrayRef<int64_t> sizes =
+          cast<MemRefType>(leaf.getSource().getType()).getShape();
+      OpBuilder b(leaf);
+      auto view = channelsLastView(b, leaf.getLoc(), root, sizes);
+      Value old = leaf.getSource();
+      leaf.getSourceMutable().assign(view);
+      // Reshapes the casts no longer read.
+      while (old != root && old.use_empty()) {
+        Operation *def = old.getDefiningOp();
+        old = def->getOperand(0);
+        def->erase();
+      }
+    }
+  }
+  return changedBuffers;
+}
+
 struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   using UseOneDnnPassBase::UseOneDnnPassBase;
 
@@ -987,6 +1184,20 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     symbols->insert(global);
     return global;
   }
+
+  /// A one-element f32 global the calls pass for extra operands their
+  /// program does not use.
+  Value unusedOperand(ModuleOp module, OpBuilder &b, Location loc) {
+    auto type = MemRefType::get({1}, b.getF32Type());
+    if (!unused)
+      unused = addGlobal(
+          module, "__paddle_onednn_unused", type,
+          DenseFPElementsAttr::get(RankedTensorType::get({1}, b.getF32Type()),
+                                   ArrayRef<float>{0.0f}),
+          /*constant=*/true);
+    return memref::GetGlobalOp::create(b, loc, type, unused.getSymName());
+  }
+  memref::GlobalOp unused;
 
   /// Whether `v` is a constant global's contents.
   bool isConstantWeights(Value v) {
@@ -1332,12 +1543,19 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     for (auto [v, rank] : llvm::zip(operands, ranks))
       args.push_back(memref::CastOp::create(b, loc, dynamicType(ctx, rank), v));
     Type unrankedF32 = dynamicType(ctx, -1);
+    // Unused slots get a dummy, so that activations have no uses the
+    // kernels do not read (storeChannelsLast).
+    Value unusedArg;
     for (int i = 0; i < PADDLE_ONEDNN_MAX_OPERANDS; ++i) {
-      // Unused slots get the output (any memref will do).
-      Value v = epilogue && i < (int)epilogue->operands.size()
-                    ? epilogue->operands[i]
-                    : output;
-      args.push_back(memref::CastOp::create(b, loc, unrankedF32, v));
+      if (epilogue && i < (int)epilogue->operands.size()) {
+        args.push_back(
+            memref::CastOp::create(b, loc, unrankedF32, epilogue->operands[i]));
+        continue;
+      }
+      if (!unusedArg)
+        unusedArg = memref::CastOp::create(b, loc, unrankedF32,
+                                           unusedOperand(module, b, loc));
+      args.push_back(unusedArg);
     }
     Type unrankedI64 = UnrankedMemRefType::get(i64, Attribute());
     for (memref::GlobalOp global : {state, programGlobal}) {
@@ -1369,6 +1587,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     spec = std::move(*resolved);
     SymbolTable table(module);
     symbols = &table;
+    unused = {};
     SmallVector<linalg::LinalgOp> candidates;
     // Only the convolutions and matmuls: a rewrite erases the zero fill and
     // the epilogue generic after its op, which must not be visited later.
@@ -1462,6 +1681,19 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       }
       if (failed(result))
         return signalPassFailure();
+    }
+    if (channelsLast) {
+      MLIRContext *ctx = module.getContext();
+      auto reorder = [&] {
+        return paddle::declareRuntimeFunction(
+            module, kReorder,
+            FunctionType::get(ctx, {dynamicType(ctx, 4), dynamicType(ctx, 4)},
+                              {}));
+      };
+      SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+      for (func::FuncOp func : funcs)
+        if (!func.isExternal() && failed(storeChannelsLast(func, reorder)))
+          return signalPassFailure();
     }
   }
 };

@@ -42,7 +42,7 @@ using Dims = memory::dims;
 /// Everything a cached primitive depends on, flattened.
 using Key = std::vector<int64_t>;
 
-enum class Kind : int64_t { Matmul = 1, Conv = 2 };
+enum class Kind : int64_t { Matmul = 1, Conv = 2, Reorder = 3 };
 
 dnnl::engine &cpuEngine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -128,6 +128,10 @@ Cache<MatmulEntry> &matmulCache() {
 }
 Cache<ConvEntry> &convCache() {
   static Cache<ConvEntry> cache;
+  return cache;
+}
+Cache<dnnl::reorder> &reorderCache() {
+  static Cache<dnnl::reorder> cache;
   return cache;
 }
 
@@ -850,6 +854,34 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
                   {padBottom, padRight}};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
            prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
+  });
+  if (!ok)
+    fail(errorBuffer);
+}
+
+void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
+                                        const paddle_memref4d_f32_t *output) {
+  bool ok = guarded("reorder", errorBuffer, kErrorSize, [&] {
+    Dims sizes = sizesOf<paddle_memref4d_f32_t, 4>(*input);
+    if (sizes != sizesOf<paddle_memref4d_f32_t, 4>(*output))
+      throw std::invalid_argument("the input and output shapes differ");
+    if (anyZero(sizes))
+      return;
+    Dims from = stridesOf<paddle_memref4d_f32_t, 4>(*input);
+    Dims to = stridesOf<paddle_memref4d_f32_t, 4>(*output);
+    Key key{static_cast<int64_t>(Kind::Reorder), useRuntimeThreads()};
+    for (const Dims *v : {&sizes, &from, &to})
+      key.insert(key.end(), v->begin(), v->end());
+    dnnl::engine &engine = cpuEngine();
+    auto reorder = reorderCache().get(key, [&] {
+      return dnnl::reorder(dnnl::reorder::primitive_desc(
+          engine, plain(sizes, from), engine, plain(sizes, to)));
+    });
+    dnnl::stream stream(engine);
+    memory src(plain(sizes, from), engine, dataOf(*input));
+    memory dst(plain(sizes, to), engine, dataOf(*output));
+    reorder->execute(stream, src, dst);
+    stream.wait();
   });
   if (!ok)
     fail(errorBuffer);

@@ -18,6 +18,7 @@
 #pragma weak _mlir_ciface_paddle_onednn_matmul
 #pragma weak _mlir_ciface_paddle_onednn_conv2d
 #pragma weak _mlir_ciface_paddle_onednn_conv2d_grouped
+#pragma weak _mlir_ciface_paddle_onednn_reorder
 
 namespace {
 #define PADDLE_SYMBOL(name, function)                                          \
@@ -47,6 +48,8 @@ const paddle_runtime_symbol_t kSymbols[] = {
                   _mlir_ciface_paddle_onednn_conv2d),
     PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_conv2d_grouped",
                   _mlir_ciface_paddle_onednn_conv2d_grouped),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_reorder",
+                  _mlir_ciface_paddle_onednn_reorder),
     // The async runtime ABI of parallel loops (mlir/ExecutionEngine/
     // AsyncRuntime.h; upstream spells GetNumWorkerThreads "Runtim").
     PADDLE_SYMBOL("mlirAsyncRuntimeAddRef", paddle_async_add_ref),

@@ -97,12 +97,14 @@ func.func @intermediate_read_later(%in: memref<1x4x6x6xf32>) -> (memref<1x8x6x6x
 // A depthwise conv in a workspace: input an expand_shape of the view at
 // bytes [0, 1152), output a view at 2048 and the epilogue's output another
 // view of those bytes. The expand_shape covers its source's bytes only, so
-// the output is apart from the input and the relu6 fuses.
+// the output is apart from the input and the relu6 fuses. Only the call
+// uses the buffers, so they are stored channels-last.
 // CHECK: memref.global "private" constant @{{.*}} : memref<6xi64> = dense<[1, 1, 3, -1, 0, 4618441417868443648]>
 // CHECK-LABEL: func.func @depthwise_workspace
 // CHECK: memref.view %{{.*}}[%c2048{{.*}}][] : memref<?xi8> to memref<1x8x1x4x4xf32>
 // CHECK: %[[RES:.*]] = memref.view %{{.*}}[%c2048{{.*}}][] : memref<?xi8> to memref<1x8x1x4x4xf32>
-// CHECK: %[[OUT:.*]] = memref.cast %[[RES]]
+// CHECK: %[[NHWC:.*]] = memref.reinterpret_cast %[[RES]] to offset: [0], sizes: [1, 8, 1, 4, 4], strides: [128, 1, 1, 32, 8]
+// CHECK: %[[OUT:.*]] = memref.cast %[[NHWC]]
 // CHECK: call @paddle_onednn_conv2d_grouped(%{{.*}}, %{{.*}}, %[[OUT]],
 // CHECK-NOT: linalg.
 #id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>

@@ -21,12 +21,12 @@
 // CHECK-NOT: linalg.
 // CHECK: %[[CD:.*]] = memref.cast %[[D]] : memref<64x32xf32> to memref<*xf32>
 // CHECK: %[[E0:.*]] = memref.cast %[[BIAS]] : memref<32xf32> to memref<*xf32>
-// CHECK: %[[E1:.*]] = memref.cast %[[D]]
-// CHECK: %[[E2:.*]] = memref.cast %[[D]]
-// CHECK: %[[E3:.*]] = memref.cast %[[D]]
+// Unused extra operands are a dummy global, never an activation.
+// CHECK: %[[U:.*]] = memref.get_global @__paddle_onednn_unused : memref<1xf32>
+// CHECK: %[[E1:.*]] = memref.cast %[[U]]
 // CHECK: memref.get_global @[[$S]]
 // CHECK: memref.get_global @[[$P]]
-// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %[[CD]], %[[E0]], %[[E1]], %[[E2]], %[[E3]],
+// CHECK: call @paddle_onednn_matmul(%{{.*}}, %{{.*}}, %[[CD]], %[[E0]], %[[E1]], %[[E1]], %[[E1]],
 // CHECK-NOT: linalg.generic
 // NOFUSE-LABEL: func.func @bias_relu
 // NOFUSE: call @paddle_onednn_matmul

@@ -432,6 +432,13 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     output (docs/onednn.md, "Fused post-ops"). Constant-global weights set
     the program's flag, and the runtime reorders them once per module.
 
+    With `channels-last`, activations that only conv calls use (through
+    the grouped form's reshapes) or whole-buffer copies are stored NHWC:
+    the calls take `memref.reinterpret_cast` views with NHWC strides, the
+    layout oneDNN's convolutions pick, so they skip per-call reorders; a
+    copy between an NHWC and a plain buffer becomes
+    `paddle_onednn_reorder` (docs/onednn.md, "Channels-last activations").
+
     Which ops are worth a call: with `force`, every supported op;
     otherwise those the cost model predicts faster in oneDNN than in our
     generated code on `device` (docs/onednn.md, "Choosing"): oneDNN costs
@@ -474,6 +481,9 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     Option<"vectorBits", "vector-bits", "int64_t", "0",
            "Register width paddle-tile-and-vectorize tiles for (0: the "
            "host CPU's)">,
+    Option<"channelsLast", "channels-last", "bool", "true",
+           "Store activations that only oneDNN convolutions read and write "
+           "channels-last (NHWC)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -115,6 +115,13 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
     int64_t pad_bottom, int64_t pad_right, int64_t accumulate);
 
+/* Copies `input` to `output`, two 4-D f32 buffers of one shape in any
+ * layouts (oneDNN's reorder): paddle-use-onednn's copies between a plain
+ * buffer and a channels-last one (docs/onednn.md, "Channels-last
+ * activations"). Differing shapes end the call with PADDLE_INTERNAL. */
+void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
+                                        const paddle_memref4d_f32_t *output);
+
 /* Constant weights reordered into oneDNN's layout since the process started
  * (weight cache misses), for tests. */
 int64_t paddle_onednn_weight_reorders(void);

@@ -1,0 +1,175 @@
+"""Channels-last activations between oneDNN convolutions (paddle-use-onednn,
+docs/onednn.md "Channels-last activations").
+
+Buffers that only oneDNN convs read and write are stored NHWC, so a conv
+chain runs without per-call plain <-> NHWC reorders. These tests run whole
+conv chains on real data through paddle-run (--library=onednn, and
+--library=none as a second path) against a float64 numpy reference (rtol
+1e-4, atol 1e-4 times the largest reference magnitude), and check in the IR
+after paddle-use-onednn which buffers changed layout, so they fail both
+when the layout is wrong and when the rewrite silently stops applying.
+"""
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+from paddle_testing import PADDLE_OPT, run_module, tensor_type
+from test_onednn import close, uniform
+from test_onednn_grouped import block_module, conv_ref
+from test_weights import constant
+
+
+def channels_last_buffers(text):
+    """The buffers stored channels-last after paddle-use-onednn (the
+    sources of its NHWC reinterpret_casts), and the IR at that point."""
+    proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cpu-pipeline=library=onednn",
+                           "--mlir-print-ir-after=paddle-use-onednn",
+                           "--mlir-elide-elementsattrs-if-larger=8", "-o", "/dev/null"],
+                          input=text, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    ir = proc.stderr
+    found = set(re.findall(r"memref\.reinterpret_cast (%\w+) to offset: \[0\], sizes: "
+                           r"\[[\d, ]+\], strides: \[\d+, (?:\d+, )?1, \d+, \d+\]", ir))
+    return found, ir
+
+
+def resnet_blocks_module(rng, c, hw, blocks):
+    """`blocks` ResNet basic blocks (3x3 conv + bias + relu, 3x3 conv +
+    bias + the block's input, relu) with constant weights, and their
+    float64 reference."""
+    T = tensor_type((1, c, hw, hw), np.float32)
+    W = tensor_type((c, c, 3, 3), np.float32)
+    B4 = tensor_type((1, c, 1, 1), np.float32)
+    ws, lines, body = {}, [], []
+    for i in range(blocks):
+        for j in range(2):
+            ws[f"w{i}{j}"], ws[f"b{i}{j}"] = uniform(rng, (c, c, 3, 3)) * 0.3, uniform(rng, (c,))
+    lines = [constant(k, v) for k, v in ws.items()]
+    lines.append("  %zero = paddle.constant dense<0.0> : tensor<f32>\n")
+    src = "x"
+
+    def conv(dst, x, w):
+        return (f"  %c{dst} = paddle.conv2d %{x}, %w{w} {{padding = array<i64: 1, 1, 1, 1>}}"
+                f" : {T}, {W} -> {T}\n"
+                f"  %r{dst} = paddle.reshape %b{w} shape = [1, -1, 1, 1] : tensor<{c}xf32> -> {B4}\n"
+                f"  %{dst} = paddle.add %c{dst}, %r{dst} : {T}, {B4} -> {T}\n")
+    for i in range(blocks):
+        body.append(conv(f"a{i}", src, f"{i}0")
+                    + f"  %h{i} = paddle.maximum %a{i}, %zero : {T}, tensor<f32> -> {T}\n"
+                    + conv(f"d{i}", f"h{i}", f"{i}1")
+                    + f"  %s{i} = paddle.add %d{i}, %{src} : {T}, {T} -> {T}\n"
+                    f"  %y{i} = paddle.maximum %s{i}, %zero : {T}, tensor<f32> -> {T}\n")
+        src = f"y{i}"
+    text = (f"func.func @main(%x: {T}) -> {T} {{\n" + "".join(lines) + "".join(body)
+            + f"  return %{src} : {T}\n}}\n")
+
+    def ref(x):
+        y = x.astype(np.float64)
+        for i in range(blocks):
+            def conv(v, j):
+                return conv_ref(v, ws[f"w{i}{j}"], 1, 1) + ws[f"b{i}{j}"].astype(np.float64).reshape(1, -1, 1, 1)
+            h = np.maximum(conv(y, 0), 0)
+            y = np.maximum(conv(h, 1) + y, 0)
+        return y
+    return text, ref
+
+
+@pytest.mark.parametrize("c,hw", [(16, 10), (24, 7)])
+def test_resnet_blocks(tmp_path, rng, c, hw):
+    """Three basic blocks: every activation but the input and the result
+    is only convs', including the residuals copied into the second conv's
+    output (a copy between two channels-last buffers)."""
+    text, ref = resnet_blocks_module(rng, c, hw, blocks=3)
+    found, ir = channels_last_buffers(text)
+    # Block 0: h0 and y0; block 1: h1 and y1; block 2: h2 (y2 is the result).
+    assert len(found) == 5, (found, ir)
+    copies = re.findall(r"memref\.copy (%\w+), (%\w+)", ir)
+    assert any(a in found and b in found for a, b in copies), copies
+    x = uniform(rng, (1, c, hw, hw))
+    expected = ref(x)
+    for library in ["onednn", "none"]:
+        (out,) = run_module(tmp_path, text, [x], extra_args=[f"--library={library}"])
+        close(out, expected)
+
+
+@pytest.mark.parametrize("c_in,expand,c_out,hw,stride", [
+    (8, 6, 8, 14, 1),    # residual block
+    (16, 6, 24, 15, 2),  # downsampling block, odd size
+])
+def test_inverted_residual(tmp_path, rng, c_in, expand, c_out, hw, stride):
+    """MobileNetV2's block: the expanded activation (read by the depthwise
+    conv through its [N, G, 1, H, W] view) and the depthwise output (read by
+    the projection through the NCHW collapse) are channels-last; the input
+    and the result are the caller's and stay plain."""
+    text, ref, _ = block_module(rng, c_in, expand, c_out, hw, stride, zero_bias=False)
+    found, ir = channels_last_buffers(text)
+    assert len(found) == 2, (found, ir)
+    x = uniform(rng, (1, c_in, hw, hw))
+    (out,) = run_module(tmp_path, text, [x], extra_args=["--library=onednn"])
+    close(out, ref(x))
+
+
+def test_pooled_output_stays_plain(tmp_path, rng):
+    """A conv output that a max pool (our generated loops) reads keeps the
+    plain layout the loops index; the conv before it still gets NHWC."""
+    c, hw = 8, 12
+    T, P = tensor_type((1, c, hw, hw), np.float32), tensor_type((1, c, hw // 2, hw // 2), np.float32)
+    w1, w2 = uniform(rng, (c, c, 3, 3)), uniform(rng, (c, c, 3, 3))
+    W = tensor_type(w1.shape, np.float32)
+    text = (f"func.func @main(%x: {T}) -> {P} {{\n" + constant("w1", w1) + constant("w2", w2)
+            + f"  %a = paddle.conv2d %x, %w1 {{padding = array<i64: 1, 1, 1, 1>}} : {T}, {W} -> {T}\n"
+            f"  %b = paddle.conv2d %a, %w2 {{padding = array<i64: 1, 1, 1, 1>}} : {T}, {W} -> {T}\n"
+            f"  %p = paddle.max_pool2d %b {{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}}"
+            f" : {T} -> {P}\n  return %p : {P}\n}}\n")
+    found, ir = channels_last_buffers(text)
+    assert len(found) == 1, (found, ir)
+    x = uniform(rng, (1, c, hw, hw))
+    b = conv_ref(conv_ref(x, w1, 1, 1), w2, 1, 1)
+    expected = b.reshape(1, c, hw // 2, 2, hw // 2, 2).max(axis=(3, 5))
+    (out,) = run_module(tmp_path, text, [x], extra_args=["--library=onednn"])
+    close(out, expected)
+
+
+def test_downsampling_block(tmp_path, rng):
+    """A ResNet downsampling block as the ONNX importer gives it for an
+    untrained model (zero biases): the shortcut conv's epilogue adds the
+    main branch plus its own zero bias, which fuses as a sum (r + 0.0 is r),
+    so no loop of ours is left and the block's output, read by the next
+    conv, is channels-last."""
+    c, hw = 8, 12
+    X, Y = tensor_type((1, c, hw, hw), np.float32), tensor_type((1, 2 * c, hw // 2, hw // 2), np.float32)
+    B4 = tensor_type((1, 2 * c, 1, 1), np.float32)
+    ws = {"w1": uniform(rng, (2 * c, c, 3, 3)), "w2": uniform(rng, (2 * c, 2 * c, 3, 3)),
+          "ws": uniform(rng, (2 * c, c, 1, 1)), "w3": uniform(rng, (2 * c, 2 * c, 3, 3))}
+    T = {k: tensor_type(v.shape, np.float32) for k, v in ws.items()}
+    text = (f"func.func @main(%x: {X}) -> {Y} {{\n" + "".join(constant(k, v) for k, v in ws.items())
+            + f"  %b = paddle.constant dense<0.0> : tensor<{2 * c}xf32>\n"
+            f"  %zero = paddle.constant dense<0.0> : tensor<f32>\n"
+            f"  %b4 = paddle.reshape %b shape = [1, -1, 1, 1] : tensor<{2 * c}xf32> -> {B4}\n"
+            f"  %c1 = paddle.conv2d %x, %w1 {{padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}}"
+            f" : {X}, {T['w1']} -> {Y}\n"
+            f"  %a1 = paddle.add %c1, %b4 : {Y}, {B4} -> {Y}\n"
+            f"  %h = paddle.maximum %a1, %zero : {Y}, tensor<f32> -> {Y}\n"
+            f"  %c2 = paddle.conv2d %h, %w2 {{padding = array<i64: 1, 1, 1, 1>}} : {Y}, {T['w2']} -> {Y}\n"
+            f"  %a2 = paddle.add %c2, %b4 : {Y}, {B4} -> {Y}\n"
+            f"  %cs = paddle.conv2d %x, %ws {{strides = array<i64: 2, 2>}} : {X}, {T['ws']} -> {Y}\n"
+            f"  %as = paddle.add %cs, %b4 : {Y}, {B4} -> {Y}\n"
+            f"  %s = paddle.add %a2, %as : {Y}, {Y} -> {Y}\n"
+            f"  %y = paddle.maximum %s, %zero : {Y}, tensor<f32> -> {Y}\n"
+            f"  %c3 = paddle.conv2d %y, %w3 {{padding = array<i64: 1, 1, 1, 1>}} : {Y}, {T['w3']} -> {Y}\n"
+            f"  return %c3 : {Y}\n}}\n")
+    found, ir = channels_last_buffers(text)
+    main = ir[ir.index("func.func @main"):]
+    assert "linalg.generic" not in main, main
+    # h, the shortcut's output (the block's output after the fused add) and
+    # the main branch's second output, which the shortcut's call sums.
+    assert len(found) == 3, (found, ir)
+    x = uniform(rng, (1, c, hw, hw))
+    h = np.maximum(conv_ref(x, ws["w1"], 2, 1), 0)
+    y = np.maximum(conv_ref(h, ws["w2"], 1, 1) + conv_ref(x, ws["ws"], 2, 0), 0)
+    expected = conv_ref(y, ws["w3"], 1, 1)
+    for library in ["onednn", "none"]:
+        (out,) = run_module(tmp_path, text, [x], extra_args=[f"--library={library}"])
+        close(out, expected)
