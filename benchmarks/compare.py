@@ -4,7 +4,10 @@ torch.compile, IREE, and numpy / torch's oneDNN for GEMM, in one process run.
 
 Per workload and thread count, every peer is warmed up once, then timed for
 --reps repetitions, round-robin over the peers (the order rotates each
-repetition); median and min per peer. A peer whose warm-up call says the
+repetition); median and min per peer. Each timed call follows a pause of
+--gap seconds and an untimed call of the same peer: OpenMP and
+onnxruntime pools spin for up to ~200 ms after a call, and on 2 cores a
+peer timed inside another's spin measured 5 ms for a 0.1 ms GEMM. A peer whose warm-up call says the
 repetitions would not fit --budget seconds runs fewer (shown as n=...).
 Compile and run timeouts are recorded as "timeout", failures as "error:
 ...", never dropped. Writes build/bench/results.json, the tables between the
@@ -144,6 +147,11 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
                 if len(samples[name]) >= reps[name] or isinstance(cells.get(name), str):
                     continue
                 try:
+                    if args.gap > 0:
+                        # The previous peer's threads stop spinning; this
+                        # one's wake up in the untimed call.
+                        time.sleep(args.gap)
+                        p.run()
                     dt, _ = p.run()
                     samples[name].append(dt)
                 except Exception as e:
@@ -223,7 +231,9 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
     out = [f"Run of {env['date']}: {env['cpu']}, {env['cores']} cores; torch {env['torch']}, "
            f"onnxruntime {env['onnxruntime']}, IREE {env['iree']}, numpy {env['numpy']}. "
            f"Load average at start {env['loadavg'][0]:.2f}, at end "
-           f"{env['end_loadavg'][0]:.2f}. {args.reps} repetitions per peer, round-robin; "
+           f"{env['end_loadavg'][0]:.2f}. {args.reps} repetitions per peer, round-robin, "
+           + (f"each after a {args.gap:g} s pause and an untimed call; " if args.gap > 0
+              else "back to back; ") +
            f"budget {args.budget:.0f} s per peer and thread count (fewer repetitions shown as "
            f"n=...); compile timeout {args.compile_timeout:.0f} s, call timeout "
            f"{args.run_timeout:.0f} s. Measured fp32 peak ({how}): {pk}.",
@@ -302,6 +312,9 @@ def main(argv=None):
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--budget", type=float, default=30.0,
                     help="seconds of timed calls per peer, workload and thread count")
+    ap.add_argument("--gap", type=float, default=0.25,
+                    help="seconds of pause, then an untimed call, before each timed call "
+                    "(0: back to back)")
     ap.add_argument("--compile-timeout", type=float, default=240.0)
     ap.add_argument("--run-timeout", type=float, default=90.0)
     ap.add_argument("--from-json", type=Path, help="render the tables of an earlier (possibly "
