@@ -297,6 +297,92 @@ TEST(OneDnn, ReorderOfDifferentShapesIsAnError) {
       << message;
 }
 
+TEST(OneDnn, Conv2DMayRunAsWinograd) {
+  // 64 -> 64 channels, 3x3, padding 1, on channels-last activations with a
+  // bias and relu: with the Winograd flag the call matches the float64 sum
+  // as closely as the direct conv does. On AVX-512 oneDNN has the kernel.
+  const int C = 64, H = 10, W = 10, K = 3;
+  std::vector<float> in(C * H * W), filter(C * C * K * K), bias(C);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < filter.size(); ++i)
+    filter[i] = std::cos(0.11 * i) / 8;
+  for (int i = 0; i < C; ++i)
+    bias[i] = 0.1f * (i % 7) - 0.3f;
+  // in[c, h, w] at (h * W + w) * C + c.
+  paddle_memref4d_f32_t mi{
+      in.data(), in.data(), 0, {1, C, H, W}, {C * H * W, 1, W * C, C}};
+  paddle_memref4d_f32_t mf{
+      filter.data(), filter.data(), 0, {C, C, K, K}, {C * K * K, K * K, K, 1}};
+  double largest = 0;
+  std::vector<double> expected(C * H * W);
+  for (int f = 0; f < C; ++f)
+    for (int h = 0; h < H; ++h)
+      for (int w = 0; w < W; ++w) {
+        double sum = bias[f];
+        for (int c = 0; c < C; ++c)
+          for (int i = 0; i < K; ++i)
+            for (int j = 0; j < K; ++j) {
+              int y = h + i - 1, x = w + j - 1;
+              if (y >= 0 && y < H && x >= 0 && x < W)
+                sum += double(in[(y * W + x) * C + c]) *
+                       filter[((f * C + c) * K + i) * K + j];
+            }
+        expected[(h * W + w) * C + f] = std::max(sum, 0.0);
+        largest = std::max(largest, std::abs(sum));
+      }
+  for (int64_t flags : {0, PADDLE_ONEDNN_FLAG_WINOGRAD}) {
+    std::vector<float> out(C * H * W, 7.0f);
+    paddle_memref4d_f32_t mo{
+        out.data(), out.data(), 0, {1, C, H, W}, {C * H * W, 1, W * C, C}};
+    Extras e;
+    e.program[0] = flags;
+    e.operands.emplace_back(bias.data(), std::vector<int64_t>{C},
+                            std::vector<int64_t>{1});
+    e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+    e.post(PADDLE_ONEDNN_POST_RELU);
+    int64_t before = paddle_onednn_winograd_primitives();
+    conv2d(mi, mf, mo, 1, 1, 1, 1, 0, e, {1, 1, 1, 1});
+    if (flags && __builtin_cpu_supports("avx512f"))
+      EXPECT_EQ(paddle_onednn_winograd_primitives(), before + 1);
+    if (!flags)
+      EXPECT_EQ(paddle_onednn_winograd_primitives(), before);
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_NEAR(out[i], expected[i], 1e-5 * largest) << flags << " " << i;
+  }
+}
+
+TEST(OneDnn, WinogradFlagFallsBackWhereThereIsNoKernel) {
+  // Stride 2 has no Winograd kernel: the flag leaves the direct conv.
+  std::vector<float> in(2 * 6 * 6), filter(3 * 2 * 9), out(3 * 2 * 2);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = std::sin(0.5 * i);
+  for (size_t i = 0; i < filter.size(); ++i)
+    filter[i] = std::cos(0.2 * i);
+  paddle_memref4d_f32_t mi{
+      in.data(), in.data(), 0, {1, 2, 6, 6}, {72, 36, 6, 1}};
+  paddle_memref4d_f32_t mf{
+      filter.data(), filter.data(), 0, {3, 2, 3, 3}, {18, 9, 3, 1}};
+  paddle_memref4d_f32_t mo{
+      out.data(), out.data(), 0, {1, 3, 2, 2}, {12, 4, 2, 1}};
+  Extras e;
+  e.program[0] = PADDLE_ONEDNN_FLAG_WINOGRAD;
+  int64_t before = paddle_onednn_winograd_primitives();
+  conv2d(mi, mf, mo, 2, 2, 1, 1, 0, e);
+  EXPECT_EQ(paddle_onednn_winograd_primitives(), before);
+  for (int f = 0; f < 3; ++f)
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 2; ++ow) {
+        double sum = 0;
+        for (int c = 0; c < 2; ++c)
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              sum += double(in[(c * 6 + 2 * oh + i) * 6 + 2 * ow + j]) *
+                     filter[((f * 2 + c) * 3 + i) * 3 + j];
+        EXPECT_NEAR(out[(f * 2 + oh) * 2 + ow], sum, 1e-5);
+      }
+}
+
 /// A 1x2x3x3 input, two 2x2 filters (stride 1) and per-channel vectors for
 /// the post-op tests; out[f] = sum of in[c, oh + i, ow + j] * w[f, c, i, j].
 struct ConvCase {

@@ -26,13 +26,20 @@ def channels_last_buffers(text):
     sources of its NHWC reinterpret_casts), and the IR at that point."""
     proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cpu-pipeline=library=onednn",
                            "--mlir-print-ir-after=paddle-use-onednn",
-                           "--mlir-elide-elementsattrs-if-larger=8", "-o", "/dev/null"],
+                           "--mlir-elide-elementsattrs-if-larger=64", "-o", "/dev/null"],
                           input=text, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     ir = proc.stderr
     found = set(re.findall(r"memref\.reinterpret_cast (%\w+) to offset: \[0\], sizes: "
                            r"\[[\d, ]+\], strides: \[\d+, (?:\d+, )?1, \d+, \d+\]", ir))
     return found, ir
+
+
+def program_flags(ir):
+    """The flags word of every oneDNN call's post-op program in `ir` (after
+    paddle-use-onednn): bit 0 constant weights, bit 1 Winograd allowed."""
+    return [int(m.group(1)) for m in re.finditer(
+        r"@__paddle_onednn_program\w* : memref<\d+xi64> = dense<\[(\d+),", ir)]
 
 
 def resnet_blocks_module(rng, c, hw, blocks):
@@ -76,13 +83,18 @@ def resnet_blocks_module(rng, c, hw, blocks):
     return text, ref
 
 
-@pytest.mark.parametrize("c,hw", [(16, 10), (24, 7)])
+@pytest.mark.parametrize("c,hw", [(16, 10), (24, 7), (64, 9)])
 def test_resnet_blocks(tmp_path, rng, c, hw):
     """Three basic blocks: every activation but the input and the result
     is only convs', including the residuals copied into the second conv's
-    output (a copy between two channels-last buffers)."""
+    output (a copy between two channels-last buffers). With 64 channels
+    every conv may run as Winograd (program flag 2; oneDNN's kernel on
+    AVX-512), whose results must match the reference as well."""
     text, ref = resnet_blocks_module(rng, c, hw, blocks=3)
     found, ir = channels_last_buffers(text)
+    flags = program_flags(ir)
+    assert len(flags) == 6, ir
+    assert all(f == (3 if c >= 64 else 1) for f in flags), flags
     # Block 0: h0 and y0; block 1: h1 and y1; block 2: h2 (y2 is the result).
     assert len(found) == 5, (found, ir)
     copies = re.findall(r"memref\.copy (%\w+), (%\w+)", ir)

@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -78,6 +79,7 @@ memory scratchMemory(const memory::desc &desc, Scratch slot) {
 }
 
 std::atomic<int64_t> primitivesCreated{0};
+std::atomic<int64_t> winogradPrimitives{0};
 std::atomic<int64_t> weightReorders{0};
 
 /// A convolution primitive with the layouts it chose (`format_tag::any`,
@@ -162,6 +164,7 @@ struct PostOp {
 };
 struct Program {
   bool constantWeights = false;
+  bool winograd = false;
   std::vector<PostOp> ops;
 };
 
@@ -188,7 +191,8 @@ Program readProgram(const paddle_unranked_memref_t &m) {
     return data[i * stride];
   };
   Program p;
-  p.constantWeights = at(0) & 1;
+  p.constantWeights = at(0) & PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS;
+  p.winograd = at(0) & PADDLE_ONEDNN_FLAG_WINOGRAD;
   int64_t count = at(1);
   if (count < 0 || count > PADDLE_ONEDNN_MAX_POST_OPS)
     throw std::invalid_argument("the post-op program has " +
@@ -236,6 +240,7 @@ float *channelData(const paddle_unranked_memref_t &m, int64_t channels) {
 
 /// The key part of a program (kinds and scalars; operands are data).
 void appendProgram(Key &key, const Program &p) {
+  key.push_back(p.winograd);
   key.push_back(static_cast<int64_t>(p.ops.size()));
   for (const PostOp &op : p.ops) {
     int64_t a, b;
@@ -646,18 +651,35 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     // (WeightsCache), others on each call.
     memory::desc biasDesc({channels}, memory::data_type::f32,
                           memory::format_tag::a);
-    auto desc =
-        bias ? dnnl::convolution_forward::desc(
-                   dnnl::prop_kind::forward_inference,
-                   dnnl::algorithm::convolution_direct, srcDesc, any(p.weights),
-                   biasDesc, dstDesc, p.strides, dilations, p.padBefore,
-                   p.padAfter)
-             : dnnl::convolution_forward::desc(
-                   dnnl::prop_kind::forward_inference,
-                   dnnl::algorithm::convolution_direct, srcDesc, any(p.weights),
-                   dstDesc, p.strides, dilations, p.padBefore, p.padAfter);
-    dnnl::convolution_forward::primitive_desc pd(
-        desc, postOpsAttr(prog, accumulate, channelDims), cpuEngine());
+    auto descOf = [&](dnnl::algorithm algorithm) {
+      return bias ? dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference, algorithm, srcDesc,
+                        any(p.weights), biasDesc, dstDesc, p.strides, dilations,
+                        p.padBefore, p.padAfter)
+                  : dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference, algorithm, srcDesc,
+                        any(p.weights), dstDesc, p.strides, dilations,
+                        p.padBefore, p.padAfter);
+    };
+    dnnl::primitive_attr attr = postOpsAttr(prog, accumulate, channelDims);
+    // Winograd where the compiler allows it and oneDNN has a kernel for
+    // the problem (its layouts, post-ops and CPU): unimplemented is an
+    // error from the primitive descriptor, which falls back to direct.
+    std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+    if (prog.winograd) {
+      try {
+        winograd.emplace(descOf(dnnl::algorithm::convolution_winograd), attr,
+                         cpuEngine());
+      } catch (const dnnl::error &) {
+      }
+    }
+    if (winograd)
+      ++winogradPrimitives;
+    dnnl::convolution_forward::primitive_desc pd =
+        winograd ? *winograd
+                 : dnnl::convolution_forward::primitive_desc(
+                       descOf(dnnl::algorithm::convolution_direct), attr,
+                       cpuEngine());
     e.conv = dnnl::convolution_forward(pd);
     e.src = pd.src_desc();
     e.weights = pd.weights_desc();
@@ -888,6 +910,8 @@ void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
 }
 
 int64_t paddle_onednn_primitives_created(void) { return primitivesCreated; }
+
+int64_t paddle_onednn_winograd_primitives(void) { return winogradPrimitives; }
 
 int64_t paddle_onednn_weight_reorders(void) { return weightReorders; }
 

@@ -439,6 +439,10 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     copy between an NHWC and a plain buffer becomes
     `paddle_onednn_reorder` (docs/onednn.md, "Channels-last activations").
 
+    With `winograd`, a non-grouped 3x3 conv with stride and dilation 1 and
+    at least 64 input and output channels sets program flag bit 1: the
+    runtime uses oneDNN's Winograd kernel where it has one.
+
     Which ops are worth a call: with `force`, every supported op;
     otherwise those the cost model predicts faster in oneDNN than in our
     generated code on `device` (docs/onednn.md, "Choosing"): oneDNN costs
@@ -481,6 +485,9 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     Option<"vectorBits", "vector-bits", "int64_t", "0",
            "Register width paddle-tile-and-vectorize tiles for (0: the "
            "host CPU's)">,
+    Option<"winograd", "winograd", "bool", "true",
+           "Let oneDNN run 3x3 stride-1 convs with at least 64 input and "
+           "output channels as Winograd (program flag bit 1)">,
     Option<"channelsLast", "channels-last", "bool", "true",
            "Store activations that only oneDNN convolutions read and write "
            "channels-last (NHWC)">,

@@ -55,9 +55,11 @@ typedef struct paddle_unranked_memref {
  * (alpha and beta are the bits of doubles; flags bit 0: the weights operand
  * is a constant, so its reordered form is cached, keyed by its address and
  * the call site's `state`, an i64 memref of one element that starts at 0 in
- * each loaded module). `operand` indexes e0..e3, the extra operands: per-
- * channel vectors of C elements (any rank, one dim of C with stride 1),
- * C being the conv's output channels or the matmul's N. Unused extra
+ * each loaded module; flags bit 1, convolutions only: Winograd is allowed,
+ * so where oneDNN has a Winograd kernel for the problem and its post-ops,
+ * the call uses it, else the direct one). `operand` indexes e0..e3, the extra
+ * operands: per- channel vectors of C elements (any rank, one dim of C with
+ * stride 1), C being the conv's output channels or the matmul's N. Unused extra
  * operands may be any memref. Kinds, applied in order to the result y: */
 #define PADDLE_ONEDNN_POST_LINEAR 1    /* y = alpha * y + beta */
 #define PADDLE_ONEDNN_POST_RELU 2      /* y = max(y, 0) */
@@ -72,6 +74,8 @@ typedef struct paddle_unranked_memref {
 #define PADDLE_ONEDNN_POST_SUB 11      /* y -= v[c] */
 #define PADDLE_ONEDNN_POST_SUM 12      /* y += the output's prior contents */
 #define PADDLE_ONEDNN_MAX_POST_OPS 16
+#define PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS 1
+#define PADDLE_ONEDNN_FLAG_WINOGRAD 2
 #define PADDLE_ONEDNN_MAX_OPERANDS 4
 
 /* A matmul with L - 2 batch dims (L <= 12) in logical dims
@@ -128,6 +132,9 @@ int64_t paddle_onednn_weight_reorders(void);
 
 /* Primitives created since the process started (cache misses), for tests. */
 int64_t paddle_onednn_primitives_created(void);
+
+/* Of those, convolutions that use Winograd (flag bit 1), for tests. */
+int64_t paddle_onednn_winograd_primitives(void);
 
 #ifdef __cplusplus
 }
