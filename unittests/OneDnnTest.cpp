@@ -121,6 +121,42 @@ TEST(OneDnn, MatmulWithTransposedAndBroadcastOperands) {
       }
 }
 
+TEST(OneDnn, MatrixVectorProductsGoThroughSgemm) {
+  // c[1, n] (+)= a[1, k] * b[k, n] with b row-major, then read transposed
+  // from a [n, k] buffer, accumulating: oneDNN's sgemm (no primitive is
+  // created); with a post-op, the matmul primitive.
+  const int64_t K = 37, N = 53;
+  std::vector<float> a(K), b(K * N), bt(N * K), c(N, 3.0f);
+  for (int64_t i = 0; i < K; ++i)
+    a[i] = std::sin(0.3 * i);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      b[k * N + n] = bt[n * K + k] = std::cos(0.1 * (k * N + n));
+  auto expected = [&](int64_t n) {
+    double sum = 0;
+    for (int64_t k = 0; k < K; ++k)
+      sum += double(a[k]) * b[k * N + n];
+    return sum;
+  };
+  Memref ma(a.data(), {1, K}, {K, 1}), mb(b.data(), {K, N}, {N, 1}),
+      mbt(bt.data(), {N, K}, {K, 1}), mc(c.data(), {1, N}, {N, 1});
+  int64_t map = pack({0, 1});
+  int64_t created = paddle_onednn_primitives_created();
+  matmul(ma, mb, mc, map, map, map, /*accumulate=*/0);
+  for (int64_t n = 0; n < N; ++n)
+    EXPECT_NEAR(c[n], expected(n), 1e-5) << n;
+  matmul(ma, mbt, mc, map, pack({1, 0}), map, /*accumulate=*/1);
+  for (int64_t n = 0; n < N; ++n)
+    EXPECT_NEAR(c[n], 2 * expected(n), 1e-5) << n;
+  EXPECT_EQ(paddle_onednn_primitives_created(), created);
+  Extras relu;
+  relu.post(PADDLE_ONEDNN_POST_RELU);
+  matmul(ma, mb, mc, map, map, map, 0, relu);
+  EXPECT_EQ(paddle_onednn_primitives_created(), created + 1);
+  for (int64_t n = 0; n < N; ++n)
+    EXPECT_NEAR(c[n], std::max(expected(n), 0.0), 1e-5) << n;
+}
+
 TEST(OneDnn, CachesPrimitivesByProblem) {
   std::vector<float> a(6 * 7, 1.0f), b(7 * 8, 2.0f), c(6 * 8);
   Memref ma(a.data(), {6, 7}, {7, 1}), mb(b.data(), {7, 8}, {8, 1}),

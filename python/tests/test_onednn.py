@@ -53,7 +53,7 @@ def uniform(rng, shape):
     return rng.uniform(-1, 1, size=shape).astype(np.float32)
 
 
-MATMUL_SHAPES = [(1, 1, 1), (7, 64, 128), (33, 65, 17), (128, 256, 96), (300, 3, 200)]
+MATMUL_SHAPES = [(1, 1, 1), (1, 300, 257), (7, 64, 128), (33, 65, 17), (128, 256, 96), (300, 3, 200)]
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
