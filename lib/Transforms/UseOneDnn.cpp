@@ -1263,7 +1263,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     // Bufferization may give one buffer to several such copies (of equal
     // tensor.empty inits, merged by CSE): users before the writer saw
     // earlier contents, which the writer replaced; after `op`, the next
-    // access must replace the contents again without reading them.
+    // user must replace the contents again without reading them.
     Value buffer = copy;
     while (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp,
                            memref::CastOp>(buffer.getDefiningOp()))
@@ -1271,40 +1271,37 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     if (!isa_and_nonnull<memref::AllocOp, memref::ViewOp>(
             buffer.getDefiningOp()))
       return nullptr;
-    if (onlyUsedBy(buffer, {writer, op}))
-      return writer;
-    Block *block = op->getBlock();
     SmallVector<Operation *> users;
-    if (writer->getBlock() != block || !collectUsers(buffer, users))
-      return nullptr;
+    collectUsers(buffer, users);
+    Block *block = op->getBlock();
+    Operation *next = nullptr;
     for (Operation *user : users) {
       Operation *at = block->findAncestorOpInBlock(*user);
-      if (!at || (at != writer && at != op && !at->isBeforeInBlock(writer) &&
-                  !op->isBeforeInBlock(at)))
+      if (!at)
         return nullptr;
+      if (at == writer || at == op || at->isBeforeInBlock(writer))
+        continue;
+      if (!op->isBeforeInBlock(at))
+        return nullptr;
+      if (!next || at->isBeforeInBlock(next))
+        next = at;
     }
-    for (Operation *it = op->getNextNode(); it; it = it->getNextNode())
-      if (mayAccess(it, buffer))
-        return overwrites(it, buffer) ? writer : nullptr;
-    return writer;
+    return !next || overwrites(next, buffer) ? writer : nullptr;
   }
 
-  /// The users of `buffer` and of its views, but for deallocs; false if a
-  /// user that is not a view does not take `buffer` itself.
-  static bool collectUsers(Value buffer, SmallVectorImpl<Operation *> &users) {
+  /// The users of `buffer` and of its views, but for deallocs.
+  static void collectUsers(Value buffer, SmallVectorImpl<Operation *> &users) {
     for (Operation *user : buffer.getUsers()) {
       if (isa<memref::DeallocOp>(user))
         continue;
       auto view = dyn_cast<ViewLikeOpInterface>(user);
       if (view && view.getViewSource() == buffer) {
         for (Value v : user->getResults())
-          if (!collectUsers(v, users))
-            return false;
+          collectUsers(v, users);
         continue;
       }
       users.push_back(user);
     }
-    return true;
   }
 
   /// Whether `op` writes every element of `buffer` without reading it: a
@@ -1331,21 +1328,6 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       readsOther &= !mayAlias(load.getMemRef(), buffer);
     });
     return readsOther;
-  }
-
-  /// Whether every user of `buffer`, through views of it, is one of
-  /// `users` or a dealloc.
-  static bool onlyUsedBy(Value buffer, ArrayRef<Operation *> users) {
-    for (Operation *user : buffer.getUsers()) {
-      if (llvm::is_contained(users, user) || isa<memref::DeallocOp>(user))
-        continue;
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      if (!view || view.getViewSource() != buffer ||
-          !llvm::all_of(user->getResults(),
-                        [&](Value v) { return onlyUsedBy(v, users); }))
-        return false;
-    }
-    return true;
   }
 
   /// The matmul operands (by operand number) that a linalg.transpose wrote

@@ -506,8 +506,6 @@ memory::desc cachedWeightsDesc(const Dims &sizes) {
   return memory::desc(sizes, memory::data_type::f32, memory::format_tag::any);
 }
 
-/// c[B..., M, N] (+)= a[B..., M, K] * b[B..., K, N], then the program's
-/// post-ops (per-channel operands broadcast along N).
 /// A matrix-vector product c[1, N] (+)= a[1, K] b[K, N] without post-ops,
 /// through oneDNN's sgemm, whose gemv kernel streams b at memory speed
 /// (1x4096x4096, 1 thread: 2.1 ms, as OpenBLAS; the matmul primitive takes
@@ -532,6 +530,8 @@ bool gemv(const Logical &a, const Logical &b, const Logical &c, bool accumulate,
   return true;
 }
 
+/// c[B..., M, N] (+)= a[B..., M, K] * b[B..., K, N], then the program's
+/// post-ops (per-channel operands broadcast along N).
 void matmul(const Logical &a, const Logical &b, const Logical &c,
             bool accumulate, const Program &prog, const Operands &operands,
             int64_t *state) {
