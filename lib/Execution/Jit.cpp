@@ -5,13 +5,20 @@
 #include "paddle_runtime/async.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/TargetSelect.h"
+
+#include <cstring>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::paddle;
@@ -19,6 +26,90 @@ using namespace mlir::paddle;
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
+
+/// Constant globals of at least this many bytes (the weights) stay out of
+/// the LLVM module: the code reads them from one ConstantStorage. In the
+/// module, each would be copied by translation, instruction selection, the
+/// object file and the linker, and 100 MB of weights made those copies a
+/// large part of compile time. Smaller constants stay, where LLVM can fold
+/// loads from them.
+static constexpr uint64_t kExternalConstantBytes = 4096;
+
+/// One block of memory holding the constants that left the module. On Linux
+/// it asks for transparent huge pages: 2 MiB pages make filling 100 MB of
+/// weights take a few dozen page faults instead of 25,000.
+class JitModule::ConstantStorage {
+public:
+  /// Room for `bytes`, aligned to `alignment` (a power of two <= 2 MiB).
+  ConstantStorage(uint64_t bytes, uint64_t alignment) {
+    static constexpr uint64_t kHugePage = 2 << 20;
+    (void)alignment;
+#if defined(__linux__)
+    size_ = llvm::alignTo(std::max<uint64_t>(bytes, 1), kHugePage) + kHugePage;
+    void *p = mmap(nullptr, size_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      mapping_ = static_cast<char *>(p);
+      data_ = reinterpret_cast<char *>(
+          llvm::alignTo(reinterpret_cast<uintptr_t>(mapping_), kHugePage));
+      (void)madvise(data_, size_ - (data_ - mapping_), MADV_HUGEPAGE);
+      return;
+    }
+#endif
+    heap_ = std::unique_ptr<char[]>(new char[bytes + alignment]);
+    data_ = reinterpret_cast<char *>(
+        llvm::alignTo(reinterpret_cast<uintptr_t>(heap_.get()), alignment));
+  }
+  ~ConstantStorage() {
+#if defined(__linux__)
+    if (mapping_)
+      munmap(mapping_, size_);
+#endif
+  }
+  ConstantStorage(const ConstantStorage &) = delete;
+  ConstantStorage &operator=(const ConstantStorage &) = delete;
+
+  char *data() { return data_; }
+
+private:
+  char *data_ = nullptr;
+  char *mapping_ = nullptr;
+  uint64_t size_ = 0;
+  std::unique_ptr<char[]> heap_;
+};
+
+namespace {
+/// A constant global whose bytes move to the ConstantStorage.
+struct ExternalConstant {
+  LLVM::GlobalOp global;
+  ArrayRef<char> bytes;
+  uint64_t offset;
+};
+} // namespace
+
+/// The bytes of `global` when it is a constant defined in this module whose
+/// initializer is a dense array of at least kExternalConstantBytes laid out
+/// as in memory; empty otherwise.
+static ArrayRef<char> getExternalizableBytes(LLVM::GlobalOp global) {
+  if (!global.getConstant() || (global.getLinkage() != LLVM::Linkage::Private &&
+                                global.getLinkage() != LLVM::Linkage::Internal))
+    return {};
+  auto value = dyn_cast_or_null<DenseElementsAttr>(global.getValueOrNull());
+  if (!value || value.isSplat())
+    return {};
+  // Whole-byte scalars only: the raw data of i1 is bit-packed.
+  Type element = value.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  ArrayRef<char> raw = value.getRawData();
+  uint64_t bytes =
+      value.getNumElements() * (element.getIntOrFloatBitWidth() / 8);
+  if (raw.size() != bytes || bytes < kExternalConstantBytes)
+    return {};
+  return raw;
+}
+
+JitModule::JitModule() = default;
 
 JitModule::~JitModule() {
   // Workers may still be running the tail of a coroutine of this module
@@ -62,6 +153,35 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
   // Kernel names leave the module before translation to LLVM IR.
   jit->kernelNames_ = takeKernelNames(module);
 
+  // So do the large constants: each becomes an external declaration that
+  // resolves to its copy in the ConstantStorage.
+  std::vector<ExternalConstant> constants;
+  uint64_t storageBytes = 0, maxAlignment = 16;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    ArrayRef<char> bytes = getExternalizableBytes(global);
+    if (bytes.empty())
+      continue;
+    uint64_t alignment = llvm::PowerOf2Ceil(
+        std::max<uint64_t>(global.getAlignment().value_or(0), 16));
+    maxAlignment = std::max(maxAlignment, alignment);
+    uint64_t offset = llvm::alignTo(storageBytes, alignment);
+    constants.push_back({global, bytes, offset});
+    storageBytes = offset + bytes.size();
+    jit->constantBytes_ += bytes.size();
+  }
+  if (!constants.empty()) {
+    jit->constants_ =
+        std::make_unique<ConstantStorage>(storageBytes, maxAlignment);
+    for (ExternalConstant &c : constants) {
+      std::memcpy(jit->constants_->data() + c.offset, c.bytes.data(),
+                  c.bytes.size());
+      c.global.removeValueAttr();
+      c.global.setLinkage(LLVM::Linkage::External);
+      c.global.removeUnnamedAddrAttr();
+      c.global.setDsoLocal(false);
+    }
+  }
+
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -93,9 +213,14 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
   if (!engine)
     return engine.takeError();
   jit->engine_ = std::move(*engine);
-  // The runtime functions compiled code calls (runtime.h lists them).
-  jit->engine_->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  // The constants, and the runtime functions compiled code calls
+  // (runtime.h lists them).
+  jit->engine_->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
+    for (ExternalConstant &c : constants)
+      symbols[interner(c.global.getSymName())] = {
+          llvm::orc::ExecutorAddr::fromPtr(jit->constants_->data() + c.offset),
+          llvm::JITSymbolFlags::Exported};
     int32_t count = 0;
     const paddle_runtime_symbol_t *table = paddle_runtime_symbols(&count);
     for (int32_t i = 0; i < count; ++i)

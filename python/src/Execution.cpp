@@ -125,6 +125,8 @@ struct Executable {
   paddle_session_t session = nullptr;
   /// Owned by the executable (the JIT module lives as long as it does).
   const std::vector<JitFunction> *functions = nullptr;
+  /// JitModule::constantBytes.
+  uint64_t constantBytes = 0;
 
   Executable() = default;
   Executable(const Executable &) = delete;
@@ -289,6 +291,7 @@ std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
     capture.fail("compilation failed: " + llvm::toString(jit.takeError()));
   auto result = std::make_unique<Executable>();
   result->functions = &(*jit)->functions();
+  result->constantBytes = (*jit)->constantBytes();
   auto executable = JitModule::toExecutable(std::move(*jit));
   if (!executable)
     capture.fail("compilation failed: " +
@@ -322,6 +325,7 @@ void bindExecution(py::module_ &m) {
         py::dict stats;
         stats["peak_call_bytes"] = peak;
         stats["reserved_bytes"] = reserved;
+        stats["constant_bytes"] = e.constantBytes;
         return stats;
       });
   m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,

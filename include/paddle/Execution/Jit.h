@@ -61,6 +61,9 @@ public:
   llvm::Expected<const JitFunction *> lookup(llvm::StringRef name) const;
 
   const std::vector<JitFunction> &functions() const { return functions_; }
+  /// Bytes of the large constants (the weights), which the code reads from
+  /// a block this module holds outside its code and data sections.
+  uint64_t constantBytes() const { return constantBytes_; }
   /// Names of the instrumented kernels, by id.
   const std::vector<std::string> &kernelNames() const { return kernelNames_; }
 
@@ -70,7 +73,12 @@ public:
   toExecutable(std::unique_ptr<JitModule> module);
 
 private:
-  JitModule() = default;
+  class ConstantStorage;
+  JitModule();
+  /// The large constants, which the compiled code reads in place (declared
+  /// before the engine, so the code goes first).
+  std::unique_ptr<ConstantStorage> constants_;
+  uint64_t constantBytes_ = 0;
   std::unique_ptr<ExecutionEngine> engine_;
   std::vector<JitFunction> functions_;
   std::vector<std::string> kernelNames_;
