@@ -4,16 +4,28 @@
 #include "paddle/Pipelines/Pipelines.h"
 #include "paddle_runtime/async.h"
 
+#include "mlir/Analysis/CFGLoopInfo.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 
 #include <cstring>
 #include <new>
@@ -85,6 +97,211 @@ static ArrayRef<char> getExternalizableBytes(LLVM::GlobalOp global) {
   return raw;
 }
 
+//===----------------------------------------------------------------------===//
+// Compiling on several threads
+//===----------------------------------------------------------------------===//
+//
+// LLVM optimizes and generates code for one module on one thread. The
+// lowered module is split into parts, each translated into its own
+// LLVMContext and compiled by its own LLJIT task, at once.
+//
+// A part is a set of units. A unit is a set of private functions that call
+// one another (a kernel's dispatch function, its compute functions and its
+// coroutine), so inlining among them is unchanged; each entry function is
+// a unit alone. Units go to the least loaded part, largest first, by their
+// estimated compile cost. Every part defines the private constant globals
+// it uses (its own copy); any other global is defined by the part of the
+// first function using it. A symbol used across parts gets external
+// linkage where it is defined and a declaration elsewhere. The JIT's code
+// model is large, so references between parts are absolute.
+
+namespace {
+struct Partitioning {
+  unsigned parts = 1;
+  /// The part defining each function and each global but private
+  /// constants.
+  llvm::StringMap<unsigned> owner;
+  /// The symbols used by another part than the one defining them.
+  llvm::StringSet<> shared;
+};
+} // namespace
+
+/// The functions a module needs at least for it to be worth splitting: below
+/// this, starting a compile thread costs more than it saves.
+static constexpr unsigned kMinFunctionsToSplit = 8;
+
+/// The most parts by default: every part is a translation of the whole
+/// module before it drops what other parts define.
+static constexpr unsigned kMaxDefaultParts = 8;
+
+static bool isEntry(LLVM::LLVMFuncOp f) {
+  return f.getLinkage() != LLVM::Linkage::Private &&
+         f.getLinkage() != LLVM::Linkage::Internal;
+}
+
+/// A guess at what LLVM's optimizer and code generator spend on `f`, for
+/// balancing parts: the ops left after SROA and instcombine, where an op in
+/// a loop counts 8 (a loop gets vectorized and unrolled). An entry function
+/// is mostly calls and memref descriptors: ResNet-50's has 2.6 times the
+/// ops of all its kernels, but compiles in a fifth of their time.
+static uint64_t estimateCompileCost(LLVM::LLVMFuncOp f) {
+  Region &body = f.getBody();
+  DominanceInfo dominance(f);
+  std::optional<CFGLoopInfo> loops;
+  if (!body.hasOneBlock())
+    loops.emplace(dominance.getDomTree(&body));
+  uint64_t cost = 0;
+  for (Block &block : body) {
+    uint64_t weight = loops && loops->getLoopFor(&block) ? 8 : 1;
+    for (Operation &op : block)
+      if (!isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::ConstantOp,
+               LLVM::PoisonOp, LLVM::UndefOp, LLVM::AddressOfOp>(op))
+        cost += weight;
+  }
+  return cost;
+}
+
+/// The symbols `op`'s body refers to.
+static llvm::SetVector<StringAttr> referencedSymbols(Operation *op) {
+  llvm::SetVector<StringAttr> refs;
+  op->walk([&](Operation *inner) {
+    for (NamedAttribute attr : inner->getAttrs())
+      attr.getValue().walk(
+          [&](SymbolRefAttr ref) { refs.insert(ref.getRootReference()); });
+  });
+  return refs;
+}
+
+static Partitioning partitionModule(ModuleOp module, unsigned maxParts) {
+  Partitioning result;
+  SmallVector<LLVM::LLVMFuncOp> funcs;
+  llvm::DenseMap<StringAttr, unsigned> funcIndex;
+  for (auto f : module.getOps<LLVM::LLVMFuncOp>())
+    if (!f.isExternal()) {
+      funcIndex[f.getSymNameAttr()] = funcs.size();
+      funcs.push_back(f);
+    }
+  if (maxParts < 2 || funcs.size() < kMinFunctionsToSplit)
+    return result;
+
+  // Units: private functions joined along their calls.
+  llvm::EquivalenceClasses<unsigned> units;
+  std::vector<llvm::SetVector<StringAttr>> refs(funcs.size());
+  std::vector<uint64_t> size(funcs.size(), 0);
+  for (auto [i, f] : llvm::enumerate(funcs)) {
+    units.insert(i);
+    refs[i] = referencedSymbols(f);
+    size[i] = estimateCompileCost(f);
+    if (isEntry(f))
+      continue;
+    for (StringAttr ref : refs[i]) {
+      auto it = funcIndex.find(ref);
+      if (it != funcIndex.end() && !isEntry(funcs[it->second]))
+        units.unionSets(i, it->second);
+    }
+  }
+  SmallVector<std::pair<uint64_t, unsigned>> unitSizes; // (size, leader)
+  for (auto it = units.begin(); it != units.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    uint64_t total = 0;
+    for (auto member = units.member_begin(**it); member != units.member_end();
+         ++member)
+      total += size[*member];
+    unitSizes.push_back({total, (*it)->getData()});
+  }
+  llvm::sort(unitSizes, [](auto a, auto b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  result.parts = std::min<unsigned>(maxParts, unitSizes.size());
+  std::vector<uint64_t> load(result.parts, 0);
+  llvm::DenseMap<unsigned, unsigned> partOfLeader;
+  for (auto [unitSize, leader] : unitSizes) {
+    unsigned part = std::min_element(load.begin(), load.end()) - load.begin();
+    load[part] += unitSize;
+    partOfLeader[leader] = part;
+  }
+  for (auto [i, f] : llvm::enumerate(funcs))
+    result.owner[f.getSymName()] = partOfLeader[units.getLeaderValue(i)];
+
+  // Other globals than private constants go with their first user (part 0
+  // when no function uses them).
+  llvm::StringSet<> ownedGlobals;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    bool defined = global.getValueOrNull() || !global.getInitializer().empty();
+    bool local = global.getLinkage() == LLVM::Linkage::Private ||
+                 global.getLinkage() == LLVM::Linkage::Internal;
+    if (defined && !(global.getConstant() && local))
+      ownedGlobals.insert(global.getSymName());
+  }
+  for (auto [i, f] : llvm::enumerate(funcs))
+    for (StringAttr ref : refs[i])
+      if (ownedGlobals.contains(ref.getValue()))
+        result.owner.try_emplace(ref.getValue(),
+                                 result.owner.lookup(f.getSymName()));
+  for (const auto &global : ownedGlobals)
+    result.owner.try_emplace(global.getKey(), 0);
+
+  for (auto [i, f] : llvm::enumerate(funcs)) {
+    unsigned part = result.owner.lookup(f.getSymName());
+    for (StringAttr ref : refs[i]) {
+      auto it = result.owner.find(ref.getValue());
+      if (it != result.owner.end() && it->second != part)
+        result.shared.insert(ref.getValue());
+    }
+  }
+  return result;
+}
+
+/// Keeps in `m` (a translation of the whole module) the definitions of part
+/// `part`; the others become declarations.
+static void restrictToPart(llvm::Module &m, const Partitioning &p,
+                           unsigned part) {
+  auto fix = [&](llvm::GlobalObject &value, auto dropDefinition) {
+    auto it = p.owner.find(value.getName());
+    if (it == p.owner.end())
+      return; // a private constant: every part keeps its copy
+    if (it->second != part) {
+      dropDefinition();
+      value.setComdat(nullptr);
+      value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    } else if (p.shared.contains(value.getName())) {
+      value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
+  };
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration())
+      fix(f, [&] { f.deleteBody(); });
+  for (llvm::GlobalVariable &g : m.globals())
+    if (!g.isDeclaration())
+      fix(g, [&] { g.setInitializer(nullptr); });
+}
+
+/// Adds `_mlir_<name>(void **args)` for entry function `f`, the packed form
+/// JitFunction::entry calls: args holds a pointer to each argument, then one
+/// to where the result goes.
+static void addPackedEntry(llvm::Function &f) {
+  llvm::LLVMContext &ctx = f.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false);
+  auto *packed =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                             "_mlir_" + f.getName(), f.getParent());
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", packed));
+  llvm::Value *args = packed->getArg(0);
+  auto slot = [&](unsigned i) {
+    llvm::Value *address = b.CreateConstGEP1_64(b.getPtrTy(), args, i);
+    return b.CreateLoad(b.getPtrTy(), address);
+  };
+  SmallVector<llvm::Value *> values;
+  for (llvm::Argument &arg : f.args())
+    values.push_back(b.CreateLoad(arg.getType(), slot(arg.getArgNo())));
+  llvm::CallInst *call = b.CreateCall(&f, values);
+  if (!call->getType()->isVoidTy())
+    b.CreateStore(call, slot(f.arg_size()));
+  b.CreateRetVoid();
+}
+
 JitModule::JitModule() = default;
 
 JitModule::~JitModule() {
@@ -103,16 +320,16 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
     return functions.takeError();
   jit->functions_ = std::move(*functions);
 
-  // Lower, collecting diagnostics into the error message.
+  // Lower and translate, collecting diagnostics into the error message.
   std::string diagnostics;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << d.getLocation() << ": " << d << "\n";
+    for (Diagnostic &note : d.getNotes())
+      os << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
   {
-    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-      llvm::raw_string_ostream os(diagnostics);
-      os << d.getLocation() << ": " << d << "\n";
-      for (Diagnostic &note : d.getNotes())
-        os << note.getLocation() << ": note: " << note << "\n";
-      return success();
-    });
     PassManager pm(module.getContext());
     CpuPipelineOptions pipelineOptions;
     pipelineOptions.instrumentKernels = jitOptions.instrumentKernels;
@@ -171,49 +388,124 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
   if (!tmBuilder)
     return tmBuilder.takeError();
   tmBuilder->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(optLevel));
-  auto targetMachine = tmBuilder->createTargetMachine();
-  if (!targetMachine)
-    return targetMachine.takeError();
+  auto dataLayout = tmBuilder->getDefaultDataLayoutForTarget();
+  if (!dataLayout)
+    return dataLayout.takeError();
 
-  // `options.transformer` is a function_ref: the function must outlive
-  // create().
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(optLevel, 0, targetMachine->get());
-  ExecutionEngineOptions options;
-  options.transformer = optimize;
-  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
-  auto engine =
-      ExecutionEngine::create(module, options, std::move(*targetMachine));
-  if (!engine)
-    return engine.takeError();
-  jit->engine_ = std::move(*engine);
+  Partitioning partitioning = partitionModule(
+      module,
+      jitOptions.compileThreads
+          ? jitOptions.compileThreads
+          : std::min(kMaxDefaultParts,
+                     llvm::hardware_concurrency().compute_thread_count()));
+  jit->compileParts_ = partitioning.parts;
+  llvm::orc::LLJITBuilder builder;
+  builder.setJITTargetMachineBuilder(*tmBuilder)
+      .setDataLayout(*dataLayout)
+      // Nothing here has static constructors to run.
+      .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+      .setLinkProcessSymbolsByDefault(true)
+      .setObjectLinkingLayerCreator(
+          [](llvm::orc::ExecutionSession &session)
+              -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+            return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                session, [](const llvm::MemoryBuffer &) {
+                  return std::make_unique<llvm::SectionMemoryManager>();
+                });
+          });
+  if (partitioning.parts > 1)
+    builder.setNumCompileThreads(partitioning.parts);
+  auto lljit = builder.create();
+  if (!lljit)
+    return lljit.takeError();
+  jit->lljit_ = std::move(*lljit);
+
+  // Each part is optimized on the thread compiling it, with a target
+  // machine of its own (a TargetMachine caches subtargets unsynchronized).
+  jit->lljit_->getIRTransformLayer().setTransform(
+      [tmBuilder = *tmBuilder,
+       optLevel](llvm::orc::ThreadSafeModule tsm,
+                 llvm::orc::MaterializationResponsibility &)
+          -> llvm::Expected<llvm::orc::ThreadSafeModule> {
+        // A copy per call: the transform runs on several threads.
+        llvm::orc::JITTargetMachineBuilder builder = tmBuilder;
+        auto targetMachine = builder.createTargetMachine();
+        if (!targetMachine)
+          return targetMachine.takeError();
+        auto optimize =
+            makeOptimizingTransformer(optLevel, 0, targetMachine->get());
+        if (llvm::Error e =
+                tsm.withModuleDo([&](llvm::Module &m) { return optimize(&m); }))
+          return std::move(e);
+        return std::move(tsm);
+      });
+
+  llvm::StringSet<> entryNames;
+  for (const JitFunction &f : jit->functions_)
+    entryNames.insert(f.name);
+  for (unsigned part = 0; part < partitioning.parts; ++part) {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(module, *context);
+    if (!llvmModule)
+      return makeError("cannot translate the lowered module to LLVM IR:\n" +
+                       diagnostics);
+    llvmModule->setDataLayout(*dataLayout);
+    llvmModule->setTargetTriple(tmBuilder->getTargetTriple());
+    if (partitioning.parts > 1)
+      restrictToPart(*llvmModule, partitioning, part);
+    SmallVector<llvm::Function *> entries;
+    for (llvm::Function &f : *llvmModule)
+      if (!f.isDeclaration() && entryNames.contains(f.getName()))
+        entries.push_back(&f);
+    for (llvm::Function *f : entries)
+      addPackedEntry(*f);
+    if (llvm::Error e = jit->lljit_->addIRModule(llvm::orc::ThreadSafeModule(
+            std::move(llvmModule), std::move(context))))
+      return std::move(e);
+  }
+
   // The constants, and the runtime functions compiled code calls
   // (runtime.h lists them).
-  jit->engine_->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    for (ExternalConstant &c : constants)
-      symbols[interner(c.global.getSymName())] = {
-          llvm::orc::ExecutorAddr::fromPtr(jit->constants_->data() + c.offset),
+  llvm::orc::JITDylib &mainDylib = jit->lljit_->getMainJITDylib();
+  llvm::orc::MangleAndInterner interner(jit->lljit_->getExecutionSession(),
+                                        *dataLayout);
+  llvm::orc::SymbolMap symbols;
+  for (ExternalConstant &c : constants)
+    symbols[interner(c.global.getSymName())] = {
+        llvm::orc::ExecutorAddr::fromPtr(jit->constants_->data() + c.offset),
+        llvm::JITSymbolFlags::Exported};
+  int32_t count = 0;
+  const paddle_runtime_symbol_t *table = paddle_runtime_symbols(&count);
+  for (int32_t i = 0; i < count; ++i)
+    // A null address is a function of a library this host does not link
+    // (symbols.cpp); code calling it fails to link with its name.
+    if (table[i].address)
+      symbols[interner(table[i].name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(table[i].address),
           llvm::JITSymbolFlags::Exported};
-    int32_t count = 0;
-    const paddle_runtime_symbol_t *table = paddle_runtime_symbols(&count);
-    for (int32_t i = 0; i < count; ++i)
-      // A null address is a function of a library this host does not link
-      // (symbols.cpp); code calling it fails to link with its name.
-      if (table[i].address)
-        symbols[interner(table[i].name)] = {
-            llvm::orc::ExecutorAddr::fromPtr(table[i].address),
-            llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  if (llvm::Error e =
+          mainDylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+    return std::move(e);
 
+  // One lookup of every entry point and every symbol one part takes from
+  // another, so all parts compile at once (looking up the entries alone, a
+  // part would start only when linking another asks for its symbols).
+  llvm::orc::SymbolLookupSet lookupSet;
+  for (const JitFunction &f : jit->functions_)
+    lookupSet.add(interner("_mlir_" + f.name));
+  for (const auto &shared : partitioning.shared)
+    lookupSet.add(interner(shared.getKey()));
+  auto found = jit->lljit_->getExecutionSession().lookup(
+      llvm::orc::makeJITDylibSearchOrder(&mainDylib), std::move(lookupSet));
+  if (!found) {
+    // The message may refer to strings the JIT owns: copy it out.
+    return makeError(llvm::toString(found.takeError()));
+  }
   for (JitFunction &f : jit->functions_) {
-    auto entry = jit->engine_->lookupPacked(f.name);
-    if (!entry)
-      return entry.takeError();
-    f.entry = *entry;
+    f.entry = (*found)[interner("_mlir_" + f.name)]
+                  .getAddress()
+                  .toPtr<void (*)(void **)>();
     f.signature = f.view();
   }
   return jit;

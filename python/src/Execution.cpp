@@ -125,8 +125,9 @@ struct Executable {
   paddle_session_t session = nullptr;
   /// Owned by the executable (the JIT module lives as long as it does).
   const std::vector<JitFunction> *functions = nullptr;
-  /// JitModule::constantBytes.
+  /// JitModule::constantBytes and compileParts.
   uint64_t constantBytes = 0;
+  unsigned compileParts = 1;
 
   Executable() = default;
   Executable(const Executable &) = delete;
@@ -264,7 +265,8 @@ struct Executable {
 std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
                                     int64_t memoryLimit,
                                     const std::string &library,
-                                    const std::string &precision, bool fuse) {
+                                    const std::string &precision, bool fuse,
+                                    unsigned compileThreads) {
   if (optLevel > 3)
     throw py::value_error("opt_level must be 0, 1, 2 or 3");
   std::optional<LibraryChoice> libraryChoice = parseLibraryChoice(library);
@@ -286,12 +288,14 @@ std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
   jitOptions.library = *libraryChoice;
   jitOptions.precision = *precisionChoice;
   jitOptions.fuse = fuse;
+  jitOptions.compileThreads = compileThreads;
   auto jit = JitModule::create(*clone, jitOptions);
   if (!jit)
     capture.fail("compilation failed: " + llvm::toString(jit.takeError()));
   auto result = std::make_unique<Executable>();
   result->functions = &(*jit)->functions();
   result->constantBytes = (*jit)->constantBytes();
+  result->compileParts = (*jit)->compileParts();
   auto executable = JitModule::toExecutable(std::move(*jit));
   if (!executable)
     capture.fail("compilation failed: " +
@@ -319,6 +323,7 @@ void bindExecution(py::module_ &m) {
            })
       .def("signature", &Executable::signature, py::arg("name"))
       .def("run", &Executable::run, py::arg("name"), py::arg("inputs"))
+      .def("compile_parts", [](Executable &e) { return e.compileParts; })
       .def("memory_stats", [](Executable &e) {
         int64_t peak = 0, reserved = 0;
         paddle_session_memory_stats(e.session, &peak, &reserved);
@@ -331,6 +336,7 @@ void bindExecution(py::module_ &m) {
   m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,
         py::arg("memory_limit") = 0, py::arg("library") = "auto",
         py::arg("precision") = "f32", py::arg("fuse") = true,
+        py::arg("compile_threads") = 0,
         "Lowers a clone of `module` with the CPU pipeline and JIT-compiles "
         "it");
   m.def(

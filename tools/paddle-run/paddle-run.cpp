@@ -70,6 +70,11 @@ static cl::opt<unsigned> concurrency(
     cl::desc("Also run the function from N threads at once in the same "
              "session and check that every result equals the first run's"),
     cl::init(0));
+static cl::opt<unsigned> compileThreads(
+    "compile-threads",
+    cl::desc("Threads LLVM compiles the module on, each taking a part of it "
+             "(default 0: one per core)"),
+    cl::init(0));
 // libMLIR already registers a hidden cl::opt named "threads", so --threads
 // is taken out of argv before LLVM parses it (see takeThreadsFlag).
 static cl::extrahelp
@@ -262,6 +267,7 @@ int main(int argc, char **argv) {
     paddle::dropDonationRequests((*source)->get());
     paddle::JitOptions options;
     options.instrumentKernels = !tracePath.empty();
+    options.compileThreads = compileThreads;
     flags->applyTo(options);
     auto jit = paddle::JitModule::create((*source)->get(), options);
     if (!jit)

@@ -2,9 +2,10 @@
 //-*-===//
 //
 // The JIT used by paddle-run (and the Python package): runs the CPU pipeline
-// on a module, hands it to MLIR's ExecutionEngine and exposes each public
-// function as a runtime signature plus packed entry point, so calls go
-// through the same runtime code as ahead-of-time artifacts.
+// on a module, compiles it with ORC's LLJIT (in parts, on several threads)
+// and exposes each public function as a runtime signature plus packed entry
+// point, so calls go through the same runtime code as ahead-of-time
+// artifacts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,8 +23,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
 namespace mlir {
-class ExecutionEngine;
 namespace paddle {
 
 /// One callable function of a JIT-compiled module.
@@ -45,6 +48,8 @@ struct JitOptions {
   /// Cost-model fusion groups (docs/fusion.md); false: upstream
   /// elementwise fusion only.
   bool fuse = true;
+  /// Threads LLVM compiles on, each a part of the module; 0: one per core.
+  unsigned compileThreads = 0;
 };
 
 class JitModule {
@@ -64,6 +69,8 @@ public:
   /// Bytes of the large constants (the weights), which the code reads from
   /// a block this module holds outside its code and data sections.
   uint64_t constantBytes() const { return constantBytes_; }
+  /// The parts the module was split into, compiled at once.
+  unsigned compileParts() const { return compileParts_; }
   /// Names of the instrumented kernels, by id.
   const std::vector<std::string> &kernelNames() const { return kernelNames_; }
 
@@ -79,7 +86,8 @@ private:
   /// before the engine, so the code goes first).
   std::unique_ptr<ConstantStorage> constants_;
   uint64_t constantBytes_ = 0;
-  std::unique_ptr<ExecutionEngine> engine_;
+  unsigned compileParts_ = 1;
+  std::unique_ptr<llvm::orc::LLJIT> lljit_;
   std::vector<JitFunction> functions_;
   std::vector<std::string> kernelNames_;
 };
