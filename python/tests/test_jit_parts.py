@@ -2,9 +2,10 @@
 
 JitModule::create splits the lowered module into parts (sets of kernels
 that call one another; each entry function alone), translates each into its
-own LLVM context and compiles them at once (lib/Execution/Jit.cpp). These
-tests check that the code is the same whatever the number of parts: results
-bit for bit equal across `compile_threads`, and against numpy.
+own LLVM context and compiles them at once (lib/Execution/Jit.cpp); a
+loop-free entry function is compiled unoptimized. These tests check that the
+code is the same whatever the number of parts: results bit for bit equal
+across `compile_threads`, and against numpy.
 """
 
 import numpy as np
@@ -99,3 +100,32 @@ def test_paddle_run_compile_threads(tmp_path, many_kernels):
     four = run_module(tmp_path / "four", text, xs, extra_args=["--compile-threads", "4"])
     for a, b in zip(one, four):
         np.testing.assert_array_equal(a, b)
+
+
+def test_entry_functions_with_and_without_loops(rng):
+    """A loop-free entry function (calls and descriptors) is compiled
+    unoptimized; one with a loop of its own (here a sequential sum that no
+    kernel takes) keeps -O3. Both compute the same as numpy."""
+    n = 1000
+    t = f"tensor<{n}xf32>"
+    text = (f"func.func @main(%x: {t}) -> tensor<1xf32> {{\n"
+            "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+            f"  %n = arith.constant {n} : index\n  %z = arith.constant 0.0 : f32\n"
+            "  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f32) {\n"
+            f"    %v = tensor.extract %x[%i] : {t}\n"
+            "    %w = arith.mulf %v, %v : f32\n    %a = arith.addf %acc, %w : f32\n"
+            "    scf.yield %a : f32\n  }\n"
+            "  %r = tensor.from_elements %s : tensor<1xf32>\n"
+            "  return %r : tensor<1xf32>\n}\n")
+    x = rng.standard_normal(n).astype(np.float32)
+    (r,) = compile_text(text).run("main", [x])
+    exact = np.sum(x.astype(np.float64) ** 2)
+    np.testing.assert_allclose(r[0], exact, rtol=1e-5)
+    # The loop-free case: every model above; here with a kernel per op.
+    t4 = tensor_type((4,), np.float32)
+    text = (f"func.func @main(%a: {t4}) -> {t4} {{\n"
+            f"  %e = paddle.exp %a : {t4} -> {t4}\n"
+            f"  %r = paddle.mul %e, %a : {t4}, {t4} -> {t4}\n  return %r : {t4}\n}}\n")
+    x4 = np.array([-1.5, 0.0, 0.5, 2.0], np.float32)
+    np.testing.assert_allclose(compile_text(text).run("main", [x4])[0],
+                               np.exp(x4) * x4, rtol=1e-6)
