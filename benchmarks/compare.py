@@ -21,7 +21,9 @@ import json
 import os
 import platform
 import re
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -255,7 +257,8 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
     cpeers = ["ours", "onnxruntime", "torch.compile", "IREE"]
     out += ["Compile time in seconds: ours = ONNX import + `_core.compile` (training: the "
             "first TrainStep call, which traces and compiles); IREE = iree-import-onnx + "
-            "iree-compile; torch.compile = its first call (1 thread); onnxruntime = session "
+            "iree-compile; torch.compile = its first call (1 thread, inductor's disk cache "
+            "empty at the start of the run); onnxruntime = session "
             "creation (1 thread).", "",
             common.compile_table([r["compile"] for r in results], cpeers), ""]
     if any(w.kind == "gemm" for w in wls):
@@ -330,6 +333,11 @@ def main(argv=None):
     threads = [int(t) for t in args.threads.split(",")]
     work_dir = args.build_dir / "bench"
     work_dir.mkdir(parents=True, exist_ok=True)
+    # torch.compile's compile time is a first compile: inductor's on-disk
+    # cache (default /tmp/torchinductor_$USER) would otherwise hand it the
+    # kernels of earlier runs. Set before anything imports torch.
+    inductor_cache = tempfile.mkdtemp(prefix="inductor-cache-", dir=work_dir)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = inductor_cache
     docs = args.docs or (None if args.quick else REPO / "docs" / "performance.md")
     png = args.png or (work_dir / "quick.png" if args.quick
                        else REPO / "docs" / "images" / "bench-peers.png")
@@ -371,6 +379,7 @@ def main(argv=None):
     md = render_markdown(results, env, args, wls, png_rel, missing)
     (work_dir / "results.md").write_text(md + "\n")
     print(md)
+    shutil.rmtree(inductor_cache, ignore_errors=True)
     if docs:
         docs.write_text(common.replace_section(docs.read_text(), md))
         log(f"wrote {docs} and {png}")
