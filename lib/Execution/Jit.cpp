@@ -141,45 +141,43 @@ static bool isEntry(LLVM::LLVMFuncOp f) {
          f.getLinkage() != LLVM::Linkage::Internal;
 }
 
-/// Whether `f` has no loop, and so runs its code once per call.
-static bool isLoopFree(LLVM::LLVMFuncOp f) {
-  Region &body = f.getBody();
-  if (body.hasOneBlock())
-    return true;
-  DominanceInfo dominance(f);
-  CFGLoopInfo loops(dominance.getDomTree(&body));
-  return loops.getTopLevelLoops().empty();
-}
+namespace {
+/// What partitioning needs to know of a function, from one loop analysis.
+struct FunctionEstimate {
+  /// An entry function without loops is glue: memref descriptors and calls
+  /// of the kernels, the runtime and oneDNN, once per call. It is compiled
+  /// unoptimized (optnone, which also selects LLVM's fast instruction
+  /// selector). BERT-base's has 52,000 LLVM instructions: compiled on one
+  /// thread, LLVM took 6.2-6.4 s at -O3 and 3.0-3.2 s with it unoptimized,
+  /// with the same outputs bit for bit and the same latency (103-105 ms).
+  bool unoptimized = false;
+  /// A guess at what LLVM's optimizer and code generator spend on the
+  /// function, for balancing parts: the ops left after SROA and
+  /// instcombine, where an op in a loop counts 8 (a loop gets vectorized
+  /// and unrolled) and an op of an unoptimized function 1/8.
+  uint64_t cost = 0;
+};
+} // namespace
 
-/// An entry function without loops is glue: memref descriptors and calls
-/// of the kernels, the runtime and oneDNN, once per call. It is compiled
-/// unoptimized (optnone, which also selects LLVM's fast instruction
-/// selector). BERT-base's has 52,000 LLVM instructions: compiled on one
-/// thread, LLVM took 6.2-6.4 s at -O3 and 3.0-3.2 s with it unoptimized,
-/// with the same outputs bit for bit and the same latency (103-105 ms).
-static bool compilesUnoptimized(LLVM::LLVMFuncOp f) {
-  return isEntry(f) && isLoopFree(f);
-}
-
-/// A guess at what LLVM's optimizer and code generator spend on `f`, for
-/// balancing parts: the ops left after SROA and instcombine, where an op in
-/// a loop counts 8 (a loop gets vectorized and unrolled) and an op of an
-/// unoptimized function 1/8.
-static uint64_t estimateCompileCost(LLVM::LLVMFuncOp f) {
+static FunctionEstimate estimateFunction(LLVM::LLVMFuncOp f) {
   Region &body = f.getBody();
   DominanceInfo dominance(f);
   std::optional<CFGLoopInfo> loops;
   if (!body.hasOneBlock())
     loops.emplace(dominance.getDomTree(&body));
-  uint64_t cost = 0;
+  FunctionEstimate estimate;
   for (Block &block : body) {
     uint64_t weight = loops && loops->getLoopFor(&block) ? 64 : 8;
     for (Operation &op : block)
       if (!isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::ConstantOp,
                LLVM::PoisonOp, LLVM::UndefOp, LLVM::AddressOfOp>(op))
-        cost += weight;
+        estimate.cost += weight;
   }
-  return compilesUnoptimized(f) ? cost / 64 : cost;
+  estimate.unoptimized =
+      isEntry(f) && (!loops || loops->getTopLevelLoops().empty());
+  if (estimate.unoptimized)
+    estimate.cost /= 64;
+  return estimate;
 }
 
 /// The symbols `op`'s body refers to.
@@ -202,20 +200,21 @@ static Partitioning partitionModule(ModuleOp module, unsigned maxParts) {
       funcIndex[f.getSymNameAttr()] = funcs.size();
       funcs.push_back(f);
     }
-  for (LLVM::LLVMFuncOp f : funcs)
-    if (compilesUnoptimized(f))
+  std::vector<FunctionEstimate> estimates;
+  for (LLVM::LLVMFuncOp f : funcs) {
+    estimates.push_back(estimateFunction(f));
+    if (estimates.back().unoptimized)
       result.unoptimized.insert(f.getSymName());
+  }
   if (maxParts < 2 || funcs.size() < kMinFunctionsToSplit)
     return result;
 
   // Units: private functions joined along their calls.
   llvm::EquivalenceClasses<unsigned> units;
   std::vector<llvm::SetVector<StringAttr>> refs(funcs.size());
-  std::vector<uint64_t> size(funcs.size(), 0);
   for (auto [i, f] : llvm::enumerate(funcs)) {
     units.insert(i);
     refs[i] = referencedSymbols(f);
-    size[i] = estimateCompileCost(f);
     if (isEntry(f))
       continue;
     for (StringAttr ref : refs[i]) {
@@ -231,7 +230,7 @@ static Partitioning partitionModule(ModuleOp module, unsigned maxParts) {
     uint64_t total = 0;
     for (auto member = units.member_begin(**it); member != units.member_end();
          ++member)
-      total += size[*member];
+      total += estimates[*member].cost;
     unitSizes.push_back({total, (*it)->getData()});
   }
   llvm::sort(unitSizes, [](auto a, auto b) {
