@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -36,6 +37,18 @@ struct Memref {
     unranked = {rank, words.data()};
   }
 };
+
+/// A row-major 4-D descriptor over all of `data`, whose size must be the
+/// product of `sizes`.
+paddle_memref4d_f32_t dense4d(std::vector<float> &data,
+                              std::array<int64_t, 4> sizes) {
+  EXPECT_EQ((int64_t)data.size(), sizes[0] * sizes[1] * sizes[2] * sizes[3]);
+  return {data.data(),
+          data.data(),
+          0,
+          {sizes[0], sizes[1], sizes[2], sizes[3]},
+          {sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], 1}};
+}
 
 /// Logical dim i -> memref dim, packed as onednn.h describes (-1: absent).
 int64_t pack(std::vector<int64_t> dims) {
@@ -193,12 +206,9 @@ TEST(OneDnn, Conv2DWithStridesAndDilations) {
   std::vector<float> in(25), filter(4, 1.0f), out(4);
   for (int i = 0; i < 25; ++i)
     in[i] = i;
-  paddle_memref4d_f32_t mi{
-      in.data(), in.data(), 0, {1, 1, 5, 5}, {25, 25, 5, 1}};
-  paddle_memref4d_f32_t mf{
-      filter.data(), filter.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
-  paddle_memref4d_f32_t mo{
-      out.data(), out.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
+  paddle_memref4d_f32_t mi = dense4d(in, {1, 1, 5, 5});
+  paddle_memref4d_f32_t mf = dense4d(filter, {1, 1, 2, 2});
+  paddle_memref4d_f32_t mo = dense4d(out, {1, 1, 2, 2});
   Extras none;
   conv2d(mi, mf, mo, 2, 2, 2, 2, 0, none);
   for (int oh = 0; oh < 2; ++oh)
@@ -246,12 +256,9 @@ TEST(OneDnn, Conv2DPadsItsInput) {
     in[i] = std::sin(0.7 * i);
   for (size_t i = 0; i < filter.size(); ++i)
     filter[i] = std::cos(0.3 * i);
-  paddle_memref4d_f32_t mi{
-      in.data(), in.data(), 0, {1, C, H, W}, {C * H * W, H * W, W, 1}};
-  paddle_memref4d_f32_t mf{
-      filter.data(), filter.data(), 0, {F, C, K, K}, {C * K * K, K * K, K, 1}};
-  paddle_memref4d_f32_t mo{
-      out.data(), out.data(), 0, {1, F, OH, OW}, {F * OH * OW, OH * OW, OW, 1}};
+  paddle_memref4d_f32_t mi = dense4d(in, {1, C, H, W});
+  paddle_memref4d_f32_t mf = dense4d(filter, {F, C, K, K});
+  paddle_memref4d_f32_t mo = dense4d(out, {1, F, OH, OW});
   Extras none;
   conv2d(mi, mf, mo, 2, 2, 1, 1, 0, none, {top, left, 0, 1});
   for (int f = 0; f < F; ++f)
@@ -276,11 +283,9 @@ TEST(OneDnn, Conv2DPadsItsInput) {
 /// not 2x2).
 void badPaddingConv(void **) {
   static std::vector<float> in(9), filter(9), out(4);
-  paddle_memref4d_f32_t mi{in.data(), in.data(), 0, {1, 1, 3, 3}, {9, 9, 3, 1}};
-  paddle_memref4d_f32_t mf{
-      filter.data(), filter.data(), 0, {1, 1, 3, 3}, {9, 9, 3, 1}};
-  paddle_memref4d_f32_t mo{
-      out.data(), out.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
+  paddle_memref4d_f32_t mi = dense4d(in, {1, 1, 3, 3});
+  paddle_memref4d_f32_t mf = dense4d(filter, {1, 1, 3, 3});
+  paddle_memref4d_f32_t mo = dense4d(out, {1, 1, 2, 2});
   Extras none;
   conv2d(mi, mf, mo, 1, 1, 1, 1, 0, none, {1, 1, 1, 1});
 }
@@ -299,8 +304,7 @@ TEST(OneDnn, ReorderCopiesBetweenLayouts) {
   std::vector<float> nchw(N), nhwc(N, -1.0f), back(N + 5, -1.0f);
   for (int i = 0; i < N; ++i)
     nchw[i] = 0.5f * i;
-  paddle_memref4d_f32_t plain{
-      nchw.data(), nchw.data(), 0, {1, C, H, W}, {N, H * W, W, 1}};
+  paddle_memref4d_f32_t plain = dense4d(nchw, {1, C, H, W});
   paddle_memref4d_f32_t last{
       nhwc.data(), nhwc.data(), 0, {1, C, H, W}, {N, 1, W * C, C}};
   _mlir_ciface_paddle_onednn_reorder(&plain, &last);
@@ -320,8 +324,8 @@ TEST(OneDnn, ReorderCopiesBetweenLayouts) {
 /// f(x) reordering between buffers of different shapes.
 void badShapeReorder(void **) {
   static std::vector<float> a(8), b(8);
-  paddle_memref4d_f32_t ma{a.data(), a.data(), 0, {1, 2, 2, 2}, {8, 4, 2, 1}};
-  paddle_memref4d_f32_t mb{b.data(), b.data(), 0, {1, 2, 4, 1}, {8, 4, 1, 1}};
+  paddle_memref4d_f32_t ma = dense4d(a, {1, 2, 2, 2});
+  paddle_memref4d_f32_t mb = dense4d(b, {1, 2, 4, 1});
   _mlir_ciface_paddle_onednn_reorder(&ma, &mb);
 }
 
@@ -348,8 +352,7 @@ TEST(OneDnn, Conv2DMayRunAsWinograd) {
   // in[c, h, w] at (h * W + w) * C + c.
   paddle_memref4d_f32_t mi{
       in.data(), in.data(), 0, {1, C, H, W}, {C * H * W, 1, W * C, C}};
-  paddle_memref4d_f32_t mf{
-      filter.data(), filter.data(), 0, {C, C, K, K}, {C * K * K, K * K, K, 1}};
+  paddle_memref4d_f32_t mf = dense4d(filter, {C, C, K, K});
   double largest = 0;
   std::vector<double> expected(C * H * W);
   for (int f = 0; f < C; ++f)
@@ -379,10 +382,12 @@ TEST(OneDnn, Conv2DMayRunAsWinograd) {
     e.post(PADDLE_ONEDNN_POST_RELU);
     int64_t before = paddle_onednn_winograd_primitives();
     conv2d(mi, mf, mo, 1, 1, 1, 1, 0, e, {1, 1, 1, 1});
-    if (flags && __builtin_cpu_supports("avx512f"))
+    if (flags && __builtin_cpu_supports("avx512f")) {
       EXPECT_EQ(paddle_onednn_winograd_primitives(), before + 1);
-    if (!flags)
+    }
+    if (!flags) {
       EXPECT_EQ(paddle_onednn_winograd_primitives(), before);
+    }
     for (size_t i = 0; i < out.size(); ++i)
       ASSERT_NEAR(out[i], expected[i], 1e-5 * largest) << flags << " " << i;
   }
@@ -395,12 +400,9 @@ TEST(OneDnn, WinogradFlagFallsBackWhereThereIsNoKernel) {
     in[i] = std::sin(0.5 * i);
   for (size_t i = 0; i < filter.size(); ++i)
     filter[i] = std::cos(0.2 * i);
-  paddle_memref4d_f32_t mi{
-      in.data(), in.data(), 0, {1, 2, 6, 6}, {72, 36, 6, 1}};
-  paddle_memref4d_f32_t mf{
-      filter.data(), filter.data(), 0, {3, 2, 3, 3}, {18, 9, 3, 1}};
-  paddle_memref4d_f32_t mo{
-      out.data(), out.data(), 0, {1, 3, 2, 2}, {12, 4, 2, 1}};
+  paddle_memref4d_f32_t mi = dense4d(in, {1, 2, 6, 6});
+  paddle_memref4d_f32_t mf = dense4d(filter, {3, 2, 3, 3});
+  paddle_memref4d_f32_t mo = dense4d(out, {1, 3, 2, 2});
   Extras e;
   e.program[0] = PADDLE_ONEDNN_FLAG_WINOGRAD;
   int64_t before = paddle_onednn_winograd_primitives();
@@ -429,9 +431,9 @@ struct ConvCase {
       in[i] = 0.5f * i - 3;
     for (int i = 0; i < 16; ++i)
       w[i] = 0.25f * (i % 5) - 0.5f;
-    mi = {in.data(), in.data(), 0, {1, 2, 3, 3}, {18, 9, 3, 1}};
-    mw = {w.data(), w.data(), 0, {2, 2, 2, 2}, {8, 4, 2, 1}};
-    mo = {out.data(), out.data(), 0, {1, 2, 2, 2}, {8, 4, 2, 1}};
+    mi = dense4d(in, {1, 2, 3, 3});
+    mw = dense4d(w, {2, 2, 2, 2});
+    mo = dense4d(out, {1, 2, 2, 2});
   }
   double conv(int f, int oh, int ow) const {
     double sum = 0;
