@@ -337,6 +337,97 @@ TEST(OneDnn, ReorderOfDifferentShapesIsAnError) {
       << message;
 }
 
+/// max over the window of the -inf-padded input: the reference of
+/// paddle_onednn_max_pool2d, on a [N, C, H, W] view with any strides.
+float referenceMaxPool(const paddle_memref4d_f32_t &in, int64_t n, int64_t c,
+                       int64_t oh, int64_t ow, std::array<int64_t, 2> kernel,
+                       std::array<int64_t, 2> stride,
+                       std::array<int64_t, 2> before) {
+  float best = -INFINITY;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j) {
+      int64_t y = oh * stride[0] + i - before[0],
+              x = ow * stride[1] + j - before[1];
+      if (y < 0 || y >= in.sizes[2] || x < 0 || x >= in.sizes[3])
+        continue;
+      best = std::max(
+          best, in.aligned[in.offset + n * in.strides[0] + c * in.strides[1] +
+                           y * in.strides[2] + x * in.strides[3]]);
+    }
+  return best;
+}
+
+TEST(OneDnn, MaxPoolPadsWithMinusInfinityInEitherLayout) {
+  // in [2, 3, 7, 6] negative everywhere (a zero padding would win), a 3x2
+  // window, strides 2 and 1, padding top 1, left 1, bottom 2 (a ceil-mode
+  // window), right 0: out [2, 3, 4, 6]. Once plain NCHW into plain, once
+  // from an NHWC view at an offset into an NHWC output.
+  const int64_t N = 2, C = 3, H = 7, W = 6, OH = 4, OW = 6;
+  const int64_t count = N * C * H * W;
+  std::vector<float> in(count), out(N * C * OH * OW, 1.0f);
+  for (int64_t i = 0; i < count; ++i)
+    in[i] = -1.0f - std::abs(std::sin(0.37 * i)) * 10;
+  std::vector<float> nhwcIn(count + 3), nhwcOut(out.size());
+  paddle_memref4d_f32_t plainIn = dense4d(in, {N, C, H, W});
+  paddle_memref4d_f32_t lastIn{
+      nhwcIn.data(), nhwcIn.data(), 3, {N, C, H, W}, {H * W * C, 1, W * C, C}};
+  _mlir_ciface_paddle_onednn_reorder(&plainIn, &lastIn);
+  paddle_memref4d_f32_t plainOut = dense4d(out, {N, C, OH, OW});
+  paddle_memref4d_f32_t lastOut{nhwcOut.data(),
+                                nhwcOut.data(),
+                                0,
+                                {N, C, OH, OW},
+                                {OH * OW * C, 1, OW * C, C}};
+  for (auto [src, dst] :
+       {std::pair{&plainIn, &plainOut}, std::pair{&lastIn, &lastOut}}) {
+    _mlir_ciface_paddle_onednn_max_pool2d(src, dst, 3, 2, 2, 1, 1, 1, 2, 0);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            float got =
+                dst->aligned[dst->offset + n * dst->strides[0] +
+                             c * dst->strides[1] + oh * dst->strides[2] +
+                             ow * dst->strides[3]];
+            EXPECT_EQ(got, referenceMaxPool(plainIn, n, c, oh, ow, {3, 2},
+                                            {2, 1}, {1, 1}))
+                << n << " " << c << " " << oh << " " << ow;
+          }
+  }
+}
+
+/// f(x) pooling a 5x5 input with a 3x3 window, stride 2, no padding, into
+/// a 3x3 output (the input gives 2x2).
+void badShapeMaxPool(void **) {
+  static std::vector<float> in(25), out(9);
+  paddle_memref4d_f32_t mi = dense4d(in, {1, 1, 5, 5});
+  paddle_memref4d_f32_t mo = dense4d(out, {1, 1, 3, 3});
+  _mlir_ciface_paddle_onednn_max_pool2d(&mi, &mo, 3, 3, 2, 2, 0, 0, 0, 0);
+}
+
+/// f(x) pooling with padding as large as the window (a window of padding
+/// alone).
+void paddingOnlyWindowMaxPool(void **) {
+  static std::vector<float> in(4), out(9);
+  paddle_memref4d_f32_t mi = dense4d(in, {1, 1, 2, 2});
+  paddle_memref4d_f32_t mo = dense4d(out, {1, 1, 3, 3});
+  _mlir_ciface_paddle_onednn_max_pool2d(&mi, &mo, 2, 2, 1, 1, 2, 2, 0, 0);
+}
+
+TEST(OneDnn, MaxPoolOfTheWrongShapeIsAnError) {
+  auto [code, message] = invokeError(badShapeMaxPool);
+  EXPECT_EQ(code, PADDLE_INTERNAL);
+  EXPECT_NE(message.find("max pooling failed: output spatial dim 0 is 3, the "
+                         "padded input gives 2"),
+            std::string::npos)
+      << message;
+  message = invokeError(paddingOnlyWindowMaxPool).second;
+  EXPECT_NE(message.find("padding of spatial dim 0 must be from 0 to the "
+                         "kernel size - 1"),
+            std::string::npos)
+      << message;
+}
+
 TEST(OneDnn, Conv2DMayRunAsWinograd) {
   // 64 -> 64 channels, 3x3, padding 1, on channels-last activations with a
   // bias and relu: with the Winograd flag the call matches the float64 sum

@@ -130,10 +130,11 @@ public:
 private:
   /// Why `alloc` cannot be planned, or "" if it can (then `c` is filled).
   std::string classify(memref::AllocOp alloc, Candidate &c);
-  /// Where `op` is a conv input's zero padding (kZeroPadAttr): the last
-  /// position reading its output. Its source stays live up to there, so
-  /// paddle-use-onednn can fold the copy and let the conv read the source
-  /// (nothing is planned over it before the conv). INT64_MIN otherwise.
+  /// Where `op` is a conv input's zero padding (kZeroPadAttr) or a max
+  /// pooling's -inf padding (kMaxPoolPadAttr): the last position reading
+  /// its output. Its source stays live up to there, so paddle-use-onednn
+  /// can fold the copy and let the conv or pooling read the source
+  /// (nothing is planned over it before the reader). INT64_MIN otherwise.
   int64_t padReadersEnd(Operation *op);
   bool canShareInPlace(Candidate &a, Candidate &b, Operation *op);
 
@@ -257,7 +258,9 @@ void FunctionPlanner::analyze() {
 /// again.
 int64_t FunctionPlanner::padReadersEnd(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || !generic->hasAttr(paddle::kZeroPadAttr) ||
+  if (!generic ||
+      !(generic->hasAttr(paddle::kZeroPadAttr) ||
+        generic->hasAttr(paddle::kMaxPoolPadAttr)) ||
       generic.getNumDpsInits() != 1)
     return std::numeric_limits<int64_t>::min();
   int64_t end = std::numeric_limits<int64_t>::min();

@@ -54,6 +54,31 @@ constexpr llvm::StringLiteral kMatmul = "paddle_onednn_matmul";
 constexpr llvm::StringLiteral kConv2D = "paddle_onednn_conv2d";
 constexpr llvm::StringLiteral kConv2DGrouped = "paddle_onednn_conv2d_grouped";
 constexpr llvm::StringLiteral kReorder = "paddle_onednn_reorder";
+constexpr llvm::StringLiteral kMaxPool2D = "paddle_onednn_max_pool2d";
+
+/// The operand a call of one of the kernels writes (its output): operand 2
+/// of the matmul and the convolutions, operand 1 of the pooling and the
+/// reorder; -1 for any other call.
+int libraryOutput(func::CallOp call) {
+  StringRef callee = call.getCallee();
+  if (callee == kMatmul || callee == kConv2D || callee == kConv2DGrouped)
+    return 2;
+  if (callee == kMaxPool2D || callee == kReorder)
+    return 1;
+  return -1;
+}
+
+/// The operands of a kernel call that are NCHW activations (its input and
+/// output), which a channels-last layout may replace: the convolutions'
+/// and the pooling's; none for other calls.
+SmallVector<unsigned, 2> activationOperands(func::CallOp call) {
+  StringRef callee = call.getCallee();
+  if (callee == kConv2D || callee == kConv2DGrouped)
+    return {0, 2};
+  if (callee == kMaxPool2D)
+    return {0, 1};
+  return {};
+}
 
 /// The ops' operands as the kernels take them; empty if one is not an f32
 /// memref with a unit innermost stride (oneDNN's fast plain formats).
@@ -317,11 +342,10 @@ bool isZeroFillOf(Operation *op, Value buffer) {
 bool mayWrite(Operation *op, Value buffer) {
   if (isTraceCall(op) || isMemoryEffectFree(op))
     return false;
-  // The kernels this pass made write their output (operand 2) only.
+  // The kernels this pass made write their output only.
   if (auto call = dyn_cast<func::CallOp>(op))
-    if (call.getCallee().starts_with("paddle_onednn_") &&
-        call.getNumOperands() > 2)
-      if (auto cast = call.getOperand(2).getDefiningOp<memref::CastOp>())
+    if (int out = libraryOutput(call); out >= 0)
+      if (auto cast = call.getOperand(out).getDefiningOp<memref::CastOp>())
         return mayAlias(cast.getSource(), buffer);
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -930,12 +954,13 @@ SmallVector<int64_t> channelsLastStrides(ArrayRef<int64_t> shape) {
   return {h * w * c, 1, w * c, c};
 }
 
-/// Stores the activations that only oneDNN convolutions read and write
-/// channels-last (NHWC), the layout oneDNN's convolutions pick for
-/// themselves (`format_tag::any`): a conv chain then runs without the
-/// plain <-> oneDNN reorders of each call's input and output. A buffer
+/// Stores the activations that only oneDNN convolutions and max poolings
+/// read and write channels-last (NHWC), the layout oneDNN's convolutions
+/// pick for themselves (`format_tag::any`): a conv chain then runs without
+/// the plain <-> oneDNN reorders of each call's input and output. A buffer
 /// qualifies when every use is, through the grouped form's reshapes, the
-/// input or output of a conv call, or a whole-buffer copy (a residual).
+/// input or output of a conv or pooling call, or a whole-buffer copy (a
+/// residual).
 /// Workspace views of the same bytes that are used (memory planning's
 /// in-place reuse passes data from one to the other without a copy)
 /// qualify together or not at all. The calls then take channels-last views
@@ -953,10 +978,9 @@ storeChannelsLast(func::FuncOp func,
   // Buffers that must keep one layout with the key.
   DenseMap<Value, SmallVector<Value>> coupled;
   llvm::SetVector<memref::CopyOp> copies;
-  auto isConvCall = [](Operation *op, unsigned operand) {
+  auto isActivation = [](Operation *op, unsigned operand) {
     auto call = dyn_cast<func::CallOp>(op);
-    return call && (operand == 0 || operand == 2) &&
-           (call.getCallee() == kConv2D || call.getCallee() == kConv2DGrouped);
+    return call && llvm::is_contained(activationOperands(call), operand);
   };
   // Whether every use of `v`, `root` or a reshape of it, is one a
   // channels-last layout keeps correct.
@@ -965,7 +989,7 @@ storeChannelsLast(func::FuncOp func,
       Operation *user = use.getOwner();
       if (auto cast = dyn_cast<memref::CastOp>(user)) {
         if (!llvm::all_of(cast->getUses(), [&](OpOperand &u) {
-              return isConvCall(u.getOwner(), u.getOperandNumber());
+              return isActivation(u.getOwner(), u.getOperandNumber());
             }))
           return false;
         leaves[root].push_back(cast);
@@ -1006,9 +1030,7 @@ storeChannelsLast(func::FuncOp func,
       views.push_back(view);
   });
   func.walk([&](func::CallOp call) {
-    if (call.getCallee() != kConv2D && call.getCallee() != kConv2DGrouped)
-      return;
-    for (unsigned i : {0u, 2u}) {
+    for (unsigned i : activationOperands(call)) {
       auto cast = call.getOperand(i).getDefiningOp<memref::CastOp>();
       if (!cast)
         continue;
@@ -1117,16 +1139,19 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   /// on every call, and `weights` too unless they are constant. Dynamic
   /// dims count as 1, which keeps such ops on our loops unless the static
   /// dims alone make oneDNN pay.
+  /// `flopsPerIteration` counts the operations of one iteration of the
+  /// op's loops: 2 for the multiply-add of a contraction, 1 for a pooling's
+  /// maximum.
   bool isWorthLibraryCall(linalg::LinalgOp op, bool conv, Value weights,
-                          double copyBytes = 0) {
+                          double copyBytes = 0, double flopsPerIteration = 2) {
     if (force)
       return true;
     if (!spec.onednn)
       return false;
     paddle::ContractionCost cost;
     cost.copyBytes = copyBytes;
-    // Every loop of a matmul or conv is one multiply-add per iteration.
-    cost.flops = 2 * double(staticProduct(op.getStaticLoopRanges()));
+    cost.flops =
+        flopsPerIteration * double(staticProduct(op.getStaticLoopRanges()));
     for (Value v : op->getOperands())
       cost.bytes += bytesOf(v);
     if (conv) {
@@ -1388,15 +1413,17 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     return generic;
   }
 
-  /// A zero padding (a generic marked kZeroPadAttr) that wrote a conv's
-  /// input for the conv alone (writtenOnlyFor): oneDNN pads the source
-  /// itself, so the copy can go.
+  /// A padding (a generic marked `marker`: kZeroPadAttr before a conv,
+  /// kMaxPoolPadAttr before a max pooling) that wrote the op's input for
+  /// the op alone (writtenOnlyFor): oneDNN pads the source itself, so the
+  /// copy can go.
   struct FoldablePad {
     linalg::GenericOp pad;
-    Value source;                 // the conv's input in its place
+    Value source;                 // the op's input in its place
     std::array<int64_t, 4> sizes; // top, left, bottom, right
   };
-  std::optional<FoldablePad> foldablePad(linalg::LinalgOp conv) {
+  std::optional<FoldablePad> foldablePad(linalg::LinalgOp conv,
+                                         StringRef marker) {
     Value input = conv.getDpsInputs()[0];
     // A grouped conv reads the padded NCHW buffer as [N, G, C, H, W].
     auto expand = input.getDefiningOp<memref::ExpandShapeOp>();
@@ -1405,10 +1432,8 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     FoldablePad found;
     Operation *writer = writtenOnlyFor(conv, input, [&](Operation *it) {
       auto generic = dyn_cast<linalg::GenericOp>(it);
-      auto sizes =
-          generic
-              ? generic->getAttrOfType<DenseI64ArrayAttr>(paddle::kZeroPadAttr)
-              : DenseI64ArrayAttr();
+      auto sizes = generic ? generic->getAttrOfType<DenseI64ArrayAttr>(marker)
+                           : DenseI64ArrayAttr();
       if (!sizes || sizes.size() != 4 || !generic.hasPureBufferSemantics() ||
           generic.getNumDpsInputs() != 0 || generic.getNumDpsInits() != 1 ||
           generic.getDpsInits()[0] != padded)
@@ -1578,6 +1603,86 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     return success();
   }
 
+  /// Whether `op` is a fill of `buffer` with -inf (a max's identity).
+  static bool isNegInfFillOf(Operation *op, Value buffer) {
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    FloatAttr value;
+    return fill && fill.hasPureBufferSemantics() &&
+           fill.getOutputs().front() == buffer &&
+           matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
+           value.getValue().isInfinity() && value.getValue().isNegative();
+  }
+
+  /// Replaces a max pooling (f32 NCHW buffers with a unit innermost
+  /// stride, unit dilations) whose output a -inf fill initializes right
+  /// before it (trace calls, allocations and ops without memory effects
+  /// aside) by a call of the oneDNN pooling, where the cost model
+  /// predicts it faster (our pooling is scalar loops) or with `force`. The
+  /// lowering's -inf padding copy folds into the call's padding where it
+  /// was written for the pool alone; the fill goes (the call writes every
+  /// output element). Other poolings stay.
+  LogicalResult replaceMaxPool(ModuleOp module, linalg::PoolingNchwMaxOp op) {
+    Value input = op.getInputs()[0], window = op.getInputs()[1],
+          output = op.getOutputs()[0];
+    auto supported = [](Value v) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      return type && type.getRank() == 4 && type.getElementType().isF32() &&
+             type.isLastDimUnitStride();
+    };
+    auto windowType = dyn_cast<MemRefType>(window.getType());
+    if (!supported(input) || !supported(output) || !windowType ||
+        !windowType.hasStaticShape() || windowType.getRank() != 2 ||
+        !llvm::all_of(op.getDilations().getValues<APInt>(),
+                      [](const APInt &d) { return d == 1; }))
+      return success();
+    Operation *fill = nullptr;
+    for (Operation *prev = op->getPrevNode(); prev && !fill;
+         prev = prev->getPrevNode()) {
+      if (isNegInfFillOf(prev, output))
+        fill = prev;
+      else if (!isTraceCall(prev) && !isMemoryEffectFree(prev) &&
+               !onlyAllocates(prev))
+        break;
+    }
+    if (!fill)
+      return success();
+    std::optional<FoldablePad> pad = foldablePad(op, paddle::kMaxPoolPadAttr);
+    double copyBytes = bytesOf(output); // the fill
+    if (pad)
+      copyBytes += bytesOf(pad->pad.getDpsInits()[0]);
+    if (!isWorthLibraryCall(op, /*conv=*/false, Value(), copyBytes,
+                            /*flopsPerIteration=*/1))
+      return success();
+    MLIRContext *ctx = module.getContext();
+    Type i64 = IntegerType::get(ctx, 64);
+    SmallVector<Type> argTypes(2, dynamicType(ctx, 4));
+    argTypes.append(8, i64);
+    FailureOr<func::FuncOp> decl = paddle::declareRuntimeFunction(
+        module, kMaxPool2D, FunctionType::get(ctx, argTypes, {}));
+    if (failed(decl))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> args;
+    for (Value v : {pad ? pad->source : input, output})
+      args.push_back(memref::CastOp::create(b, loc, dynamicType(ctx, 4), v));
+    SmallVector<int64_t> params(windowType.getShape());
+    for (const APInt &v : op.getStrides().getValues<APInt>())
+      params.push_back(v.getSExtValue());
+    std::array<int64_t, 4> padding{};
+    if (pad)
+      padding = pad->sizes;
+    params.append(padding.begin(), padding.end());
+    for (int64_t p : params)
+      args.push_back(arith::ConstantIntOp::create(b, loc, p, 64));
+    func::CallOp::create(b, loc, *decl, args);
+    op->erase();
+    fill->erase();
+    if (pad)
+      pad->pad.erase();
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::Expected<paddle::DeviceSpec> resolved =
@@ -1592,15 +1697,22 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     symbols = &table;
     unused = {};
     SmallVector<linalg::LinalgOp> candidates;
-    // Only the convolutions and matmuls: a rewrite erases the zero fill and
-    // the epilogue generic after its op, which must not be visited later.
+    // Only the convolutions, matmuls and max poolings: a rewrite erases the
+    // fill, padding and epilogue generic around its op, which must not be
+    // visited later.
     module.walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>() &&
-          (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op) ||
+          (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp,
+               linalg::PoolingNchwMaxOp>(op) ||
            matchMatmul(op)))
         candidates.push_back(op);
     });
     for (linalg::LinalgOp op : candidates) {
+      if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation())) {
+        if (failed(replaceMaxPool(module, pool)))
+          return signalPassFailure();
+        continue;
+      }
       bool conv = isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op);
       std::optional<MatmulForm> matmul;
       if (!conv && !(matmul = matchMatmul(op)))
@@ -1651,7 +1763,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           if (!contiguousPair(types[0], 1) || !contiguousPair(types[2], 1))
             continue;
         }
-        std::optional<FoldablePad> pad = foldablePad(op);
+        std::optional<FoldablePad> pad = foldablePad(op, paddle::kZeroPadAttr);
         if (!isWorthLibraryCall(op, /*conv=*/true, op.getDpsInputs()[1],
                                 pad ? bytesOf(pad->pad.getDpsInits()[0]) : 0)) {
           if (pad && pad->source.getDefiningOp<memref::ExpandShapeOp>())

@@ -16,7 +16,8 @@ from paddle_testing import PADDLE_OPT, REPO
 
 VALGRIND = shutil.which("valgrind")
 INPUTS = ["paddle-use-onednn-transpose.mlir", "paddle-use-onednn-padding.mlir",
-          "paddle-use-onednn-postops.mlir", "paddle-use-onednn-grouped.mlir"]
+          "paddle-use-onednn-postops.mlir", "paddle-use-onednn-grouped.mlir",
+          "paddle-use-onednn-pooling.mlir"]
 
 
 @pytest.mark.skipif(VALGRIND is None, reason="valgrind is not installed")

@@ -123,9 +123,9 @@ def test_inverted_residual(tmp_path, rng, c_in, expand, c_out, hw, stride):
     close(out, ref(x))
 
 
-def test_pooled_output_stays_plain(tmp_path, rng):
-    """A conv output that a max pool (our generated loops) reads keeps the
-    plain layout the loops index; the conv before it still gets NHWC."""
+def test_avg_pooled_output_stays_plain(tmp_path, rng):
+    """A conv output that an average pool (our generated loops) reads keeps
+    the plain layout the loops index; the conv before it still gets NHWC."""
     c, hw = 8, 12
     T, P = tensor_type((1, c, hw, hw), np.float32), tensor_type((1, c, hw // 2, hw // 2), np.float32)
     w1, w2 = uniform(rng, (c, c, 3, 3)), uniform(rng, (c, c, 3, 3))
@@ -133,14 +133,52 @@ def test_pooled_output_stays_plain(tmp_path, rng):
     text = (f"func.func @main(%x: {T}) -> {P} {{\n" + constant("w1", w1) + constant("w2", w2)
             + f"  %a = paddle.conv2d %x, %w1 {{padding = array<i64: 1, 1, 1, 1>}} : {T}, {W} -> {T}\n"
             f"  %b = paddle.conv2d %a, %w2 {{padding = array<i64: 1, 1, 1, 1>}} : {T}, {W} -> {T}\n"
-            f"  %p = paddle.max_pool2d %b {{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}}"
+            f"  %p = paddle.avg_pool2d %b {{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}}"
             f" : {T} -> {P}\n  return %p : {P}\n}}\n")
     found, ir = channels_last_buffers(text)
     assert len(found) == 1, (found, ir)
+    assert "linalg.pooling_nchw_sum" in ir
     x = uniform(rng, (1, c, hw, hw))
     b = conv_ref(conv_ref(x, w1, 1, 1), w2, 1, 1)
-    expected = b.reshape(1, c, hw // 2, 2, hw // 2, 2).max(axis=(3, 5))
+    expected = b.reshape(1, c, hw // 2, 2, hw // 2, 2).mean(axis=(3, 5))
     (out,) = run_module(tmp_path, text, [x], extra_args=["--library=onednn"])
+    close(out, expected)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_max_pool_between_convs(tmp_path, rng, threads):
+    """A ResNet stem: conv + bias + relu, a 3x3 stride-2 max pool padded by
+    1, then a conv. The pool is a oneDNN call whose padding copy folded
+    away, and it reads and writes channels-last buffers, so the relu output
+    and the pool output are NHWC; checked against numpy."""
+    c, hw = 16, 14
+    T, P = tensor_type((1, c, hw, hw), np.float32), tensor_type((1, c, hw // 2, hw // 2), np.float32)
+    w1, b1, w2 = uniform(rng, (c, 3, 3, 3)), uniform(rng, (c,)), uniform(rng, (c, c, 1, 1))
+    X = tensor_type((1, 3, hw, hw), np.float32)
+    B4 = tensor_type((1, c, 1, 1), np.float32)
+    text = (f"func.func @main(%x: {X}) -> {P} {{\n" + constant("w1", w1) + constant("b1", b1)
+            + constant("w2", w2)
+            + "  %zero = paddle.constant dense<0.0> : tensor<f32>\n"
+            f"  %r = paddle.reshape %b1 shape = [1, -1, 1, 1] : tensor<{c}xf32> -> {B4}\n"
+            f"  %a = paddle.conv2d %x, %w1 {{padding = array<i64: 1, 1, 1, 1>}}"
+            f" : {X}, {tensor_type(w1.shape, np.float32)} -> {T}\n"
+            f"  %ab = paddle.add %a, %r : {T}, {B4} -> {T}\n"
+            f"  %h = paddle.maximum %ab, %zero : {T}, tensor<f32> -> {T}\n"
+            f"  %p = paddle.max_pool2d %h {{kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,"
+            f" padding = array<i64: 1, 1, 1, 1>}} : {T} -> {P}\n"
+            f"  %y = paddle.conv2d %p, %w2 : {P}, {tensor_type(w2.shape, np.float32)} -> {P}\n"
+            f"  return %y : {P}\n}}\n")
+    found, ir = channels_last_buffers(text)
+    assert len(found) == 2, (found, ir)
+    assert "call @paddle_onednn_max_pool2d" in ir
+    assert "linalg.pooling_nchw_max" not in ir and "paddle.max_pool_pad" not in ir
+    x = uniform(rng, (1, 3, hw, hw))
+    h = np.maximum(conv_ref(x, w1, 1, 1) + b1.astype(np.float64).reshape(1, -1, 1, 1), 0)
+    padded = np.pad(h, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    pooled = np.stack([np.stack([padded[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(2, 3))
+                                 for j in range(hw // 2)], axis=-1) for i in range(hw // 2)], axis=-2)
+    expected = conv_ref(pooled, w2, 1, 0)
+    (out,) = run_module(tmp_path, text, [x], extra_args=["--library=onednn", f"--threads={threads}"])
     close(out, expected)
 
 

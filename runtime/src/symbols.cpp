@@ -19,6 +19,7 @@
 #pragma weak _mlir_ciface_paddle_onednn_conv2d
 #pragma weak _mlir_ciface_paddle_onednn_conv2d_grouped
 #pragma weak _mlir_ciface_paddle_onednn_reorder
+#pragma weak _mlir_ciface_paddle_onednn_max_pool2d
 
 namespace {
 #define PADDLE_SYMBOL(name, function)                                          \
@@ -50,6 +51,8 @@ const paddle_runtime_symbol_t kSymbols[] = {
                   _mlir_ciface_paddle_onednn_conv2d_grouped),
     PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_reorder",
                   _mlir_ciface_paddle_onednn_reorder),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_max_pool2d",
+                  _mlir_ciface_paddle_onednn_max_pool2d),
     // The async runtime ABI of parallel loops (mlir/ExecutionEngine/
     // AsyncRuntime.h; upstream spells GetNumWorkerThreads "Runtim").
     PADDLE_SYMBOL("mlirAsyncRuntimeAddRef", paddle_async_add_ref),

@@ -303,3 +303,39 @@ func.func @pad_source_lives_to_conv(%x: memref<1x4x8x8xf32>, %f: memref<4x4x3x3x
   memref.dealloc %o : memref<1x4x8x8xf32>
   return
 }
+
+// -----
+
+// The same for a max pooling's -inf padding (paddle.max_pool_pad): %src
+// lives up to the pooling, so its output %o does not take %src's offset.
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @max_pool_pad_source_lives_to_pool
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {first = 2 : i64, id = 0 : i64, last = 8 : i64, offset = 1600 : i64, size = 1024
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {first = 4 : i64, id = 1 : i64, last = 8 : i64, offset = 0 : i64, size = 1600
+// CHECK: memref.view %{{.*}}[%{{.*}}][] {paddle.buffer = {first = 6 : i64, id = 2 : i64, last = 9 : i64, offset = 2624 : i64, size = 256
+func.func @max_pool_pad_source_lives_to_pool(%x: memref<1x4x8x8xf32>, %r: memref<1x4x4x4xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %src = memref.alloc() : memref<1x4x8x8xf32>
+  memref.copy %x, %src : memref<1x4x8x8xf32> to memref<1x4x8x8xf32>
+  %p = memref.alloc() : memref<1x4x10x10xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%p : memref<1x4x10x10xf32>) attrs = {paddle.max_pool_pad = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %w = linalg.index 3 : index
+    %v = memref.load %src[%n, %c, %h, %w] : memref<1x4x8x8xf32>
+    linalg.yield %v : f32
+  }
+  %o = memref.alloc() : memref<1x4x4x4xf32>
+  linalg.fill ins(%ninf : f32) outs(%o : memref<1x4x4x4xf32>)
+  %window = memref.alloca() : memref<3x3xf32>
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%p, %window : memref<1x4x10x10xf32>, memref<3x3xf32>) outs(%o : memref<1x4x4x4xf32>)
+  memref.copy %o, %r : memref<1x4x4x4xf32> to memref<1x4x4x4xf32>
+  memref.dealloc %src : memref<1x4x8x8xf32>
+  memref.dealloc %p : memref<1x4x10x10xf32>
+  memref.dealloc %o : memref<1x4x4x4xf32>
+  return
+}

@@ -51,6 +51,42 @@ func.func @chain(%x: memref<1x4x8x8xf32>, %f1: memref<8x4x3x3xf32>, %f2: memref<
 
 // -----
 
+// A max pooling between convs (a ResNet stem) reads and writes its
+// activations channels-last as well.
+// CHECK-LABEL: func.func @pool_between(
+// CHECK: %[[A:.*]] = memref.alloc() : memref<1x8x6x6xf32>
+// CHECK: %[[P:.*]] = memref.alloc() : memref<1x8x3x3xf32>
+// CHECK: %[[A1:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [1, 8, 6, 6], strides: [288, 1, 48, 8]
+// CHECK: %[[AC1:.*]] = memref.cast %[[A1]]
+// CHECK: call @paddle_onednn_conv2d(%{{.*}}, %{{.*}}, %[[AC1]],
+// CHECK: %[[A2:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [1, 8, 6, 6], strides: [288, 1, 48, 8]
+// CHECK: %[[AC2:.*]] = memref.cast %[[A2]]
+// CHECK: %[[P1:.*]] = memref.reinterpret_cast %[[P]] to offset: [0], sizes: [1, 8, 3, 3], strides: [72, 1, 24, 8]
+// CHECK: %[[PC1:.*]] = memref.cast %[[P1]]
+// CHECK: call @paddle_onednn_max_pool2d(%[[AC2]], %[[PC1]],
+// CHECK: %[[P2:.*]] = memref.reinterpret_cast %[[P]] to offset: [0], sizes: [1, 8, 3, 3], strides: [72, 1, 24, 8]
+// CHECK: %[[PC2:.*]] = memref.cast %[[P2]]
+// CHECK: call @paddle_onednn_conv2d(%[[PC2]],
+func.func @pool_between(%x: memref<1x4x8x8xf32>, %f1: memref<8x4x3x3xf32>, %f2: memref<8x8x1x1xf32>, %r: memref<1x8x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %a = memref.alloc() : memref<1x8x6x6xf32>
+  %p = memref.alloc() : memref<1x8x3x3xf32>
+  %window = memref.alloc() : memref<2x2xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<1x8x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f1 : memref<1x4x8x8xf32>, memref<8x4x3x3xf32>) outs(%a : memref<1x8x6x6xf32>)
+  linalg.fill ins(%ninf : f32) outs(%p : memref<1x8x3x3xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%a, %window : memref<1x8x6x6xf32>, memref<2x2xf32>) outs(%p : memref<1x8x3x3xf32>)
+  linalg.fill ins(%zero : f32) outs(%r : memref<1x8x3x3xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %f2 : memref<1x8x3x3xf32>, memref<8x8x1x1xf32>) outs(%r : memref<1x8x3x3xf32>)
+  return
+}
+
+// -----
+
 // A conv output a generic reads stays plain.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @read_by_generic(

@@ -396,7 +396,8 @@ def FlattenConstantGlobalsPass
 }
 
 def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
-  let summary = "Run large f32 matmuls and convolutions through oneDNN.";
+  let summary = "Run large f32 matmuls, convolutions and max poolings "
+                "through oneDNN.";
   let description = [{
     The library path of the CPU pipeline (docs/onednn.md). Runs on buffers,
     after memory planning. Replaces f32 matmuls and 2-D convolutions that are
@@ -411,7 +412,13 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
       c: batch..., m, n) packed 4 bits per dim, 0 for a broadcast dim;
     - `linalg.conv_2d_nchw_fchw` and `linalg.conv_2d_ngchw_gfchw` become
       `paddle_onednn_conv2d(_grouped)` on dynamic strided memrefs plus
-      strides and dilations.
+      strides and dilations;
+    - `linalg.pooling_nchw_max` with unit dilations whose output a
+      `linalg.fill` of -inf initializes right before it becomes
+      `paddle_onednn_max_pool2d` (input, output, kernel, strides, padding);
+      the fill goes. The lowering's -inf padding copy (a generic marked
+      `paddle.max_pool_pad`) folds into the call's padding as a conv's zero
+      padding does.
 
     Operands must be f32 memrefs with a unit innermost stride (for the
     grouped conv, contiguous group and channel dims); other ops stay.
@@ -432,8 +439,9 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     output (docs/onednn.md, "Fused post-ops"). Constant-global weights set
     the program's flag, and the runtime reorders them once per module.
 
-    With `channels-last`, activations that only conv calls use (through
-    the grouped form's reshapes) or whole-buffer copies are stored NHWC:
+    With `channels-last`, activations that only conv and pooling calls use
+    (through the grouped form's reshapes) or whole-buffer copies are stored
+    NHWC:
     the calls take `memref.reinterpret_cast` views with NHWC strides, the
     layout oneDNN's convolutions pick, so they skip per-call reorders; a
     copy between an NHWC and a plain buffer becomes
@@ -450,7 +458,9 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     the per-call layout reorders of activations and non-constant weights;
     our code a roofline at the efficiency of the tiled kernel (matmuls
     paddle-tile-and-vectorize takes, with `tile-and-vectorize` and
-    `vector-bits` as in the pipeline) or of scalar loops. Both
+    `vector-bits` as in the pipeline) or of scalar loops (poolings: one
+    operation per window element), plus the padding copies and fills that
+    only our code needs. Both
     efficiencies and the overhead come from the device spec ("onednn",
     "codegen"; docs/cost-model.md); a spec without "onednn" (GPUs) keeps
     every op on our code. Dynamic dims count as 1.
@@ -489,8 +499,8 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
            "Let oneDNN run 3x3 stride-1 convs with at least 64 input and "
            "output channels as Winograd (program flag bit 1)">,
     Option<"channelsLast", "channels-last", "bool", "true",
-           "Store activations that only oneDNN convolutions read and write "
-           "channels-last (NHWC)">,
+           "Store activations that only oneDNN convolutions and poolings "
+           "read and write channels-last (NHWC)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

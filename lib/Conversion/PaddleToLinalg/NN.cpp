@@ -669,9 +669,16 @@ template <typename OpTy> struct Pool2DLowering : OpConversionPattern<OpTy> {
                    return isConstantIntValue(p, 0);
                  });
     Value padded = input;
-    if (!noPad)
+    if (!noPad) {
       padded = padSpatial(rewriter, loc, input, {padding[0], padding[1]},
                           highPad, padValue);
+      std::optional<int64_t> bottom = getConstantIntValue(highPad[0]),
+                             right = getConstantIntValue(highPad[1]);
+      if (isMax && bottom && right)
+        padded.getDefiningOp()->setAttr(
+            kMaxPoolPadAttr, rewriter.getDenseI64ArrayAttr(
+                                 {padding[0], padding[1], *bottom, *right}));
+    }
 
     auto accTensorType = RankedTensorType::get(staticSizes(outSizes), accType);
     Value init = buildFilled(

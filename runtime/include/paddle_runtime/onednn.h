@@ -1,7 +1,8 @@
 /*===- onednn.h - oneDNN kernels compiled code calls --------------*- C -*-===*
  *
  * `paddle-use-onednn` replaces large f32 matmuls (linalg.matmul,
- * linalg.batch_matmul, generic contractions) and 2-D convolutions on buffers by
+ * linalg.batch_matmul, generic contractions), 2-D convolutions and max
+ * poolings on buffers by
  *calls to these functions (through the symbol table, runtime/src/symbols.cpp).
  *They live in their own library, `paddle_runtime_onednn`, which links oneDNN
  *(libdnnl): the core runtime does not depend on it, and only artifacts whose
@@ -118,6 +119,22 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
     const paddle_unranked_memref_t *program, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
     int64_t pad_bottom, int64_t pad_right, int64_t accumulate);
+
+/* linalg.pooling_nchw_max with unit dilations on the input padded with
+ * -inf by pad_top, pad_left before and pad_bottom, pad_right after its
+ * spatial dims (all 0: the linalg op itself; paddle-use-onednn folds the
+ * lowering's -inf padding copy in):
+ *   out[N, C, OH, OW] = max over kh < kernel_h, kw < kernel_w of
+ *     in'[N, C, oh * stride_h + kh, ow * stride_w + kw]
+ * The output's prior contents are ignored (the pass drops the -inf fill
+ * before it). Every window must hold an input element (padding smaller than
+ * the kernel); a NaN in a window need not win its maximum, unlike
+ * arith.maximumf. Output dims that the padded input does not give end the
+ * call with PADDLE_INTERNAL. */
+void _mlir_ciface_paddle_onednn_max_pool2d(
+    const paddle_memref4d_f32_t *input, const paddle_memref4d_f32_t *output,
+    int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right);
 
 /* Copies `input` to `output`, two 4-D f32 buffers of one shape in any
  * layouts (oneDNN's reorder): paddle-use-onednn's copies between a plain

@@ -122,11 +122,13 @@ func.func @conv2d_groups(%x: tensor<?x4x9x?xf32>, %w: tensor<6x2x3x3xf32>) -> te
 
 // -----
 
-// Max pooling pads with the lowest value, never 0 (no zero_pad marker).
+// Max pooling pads with the lowest value, never 0 (no zero_pad marker; the
+// max_pool_pad marker, with the static padding sizes).
 // CHECK-LABEL: func @max_pool_int
 // CHECK: %[[P:.*]] = linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<1x2x7x7xi32>)
 // CHECK-NOT: paddle.zero_pad
+// CHECK-SAME: paddle.max_pool_pad = array<i64: 1, 1, 1, 1>
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[MIN:.*]] : i32
 // CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<1x2x3x3xi32>)
 // CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x3xi32>
@@ -136,6 +138,40 @@ func.func @max_pool_int(%x: tensor<1x2x5x5xi32>) -> tensor<1x2x3x3xi32> {
   %0 = paddle.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}
       : tensor<1x2x5x5xi32> -> tensor<1x2x3x3xi32>
   return %0 : tensor<1x2x3x3xi32>
+}
+
+// -----
+
+// In ceil mode the last window needs an extra padded row and column: the
+// marker's bottom and right sizes include them ((4 - 1) * 2 + 3 = 9 rows of
+// the padded input, 6 + 1 + 2).
+// CHECK-LABEL: func @max_pool_ceil
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<1x2x9x9xf32>)
+// CHECK-SAME: paddle.max_pool_pad = array<i64: 1, 1, 2, 2>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[NINF:.*]] : f32
+// CHECK: linalg.pooling_nchw_max
+// CHECK-SAME: outs(%{{.*}} : tensor<1x2x4x4xf32>)
+func.func @max_pool_ceil(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = paddle.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                             padding = array<i64: 1, 1, 1, 1>, ceil_mode}
+      : tensor<1x2x6x6xf32> -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A dynamic spatial size: the bottom padding is only known at run time,
+// and the padding copy carries no marker.
+// CHECK-LABEL: func @max_pool_dynamic
+// CHECK: linalg.generic
+// CHECK-NOT: paddle.max_pool_pad
+// CHECK: linalg.pooling_nchw_max
+func.func @max_pool_dynamic(%x: tensor<1x2x?x6xf32>) -> tensor<1x2x?x4xf32> {
+  %0 = paddle.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                             padding = array<i64: 1, 1, 1, 1>, ceil_mode}
+      : tensor<1x2x?x6xf32> -> tensor<1x2x?x4xf32>
+  return %0 : tensor<1x2x?x4xf32>
 }
 
 // -----
