@@ -170,6 +170,43 @@ TEST(OneDnn, MatrixVectorProductsGoThroughSgemm) {
     EXPECT_NEAR(c[n], std::max(expected(n), 0.0), 1e-5) << n;
 }
 
+TEST(OneDnn, MatrixVectorProductsSplitRowsOverThreads) {
+  // A b whose rows are contiguous, padded (ldb > N), with K not a multiple
+  // of the kernel's 8 rows and N not of its 16-float slices: on 1, 2 and 3
+  // threads (slices of 336, 176 and 112 floats), written then accumulated,
+  // against a float64 sum; the elements past N in each row stay untouched.
+  const int64_t K = 203, N = 333, LDB = 347;
+  std::vector<float> a(K), b(K * LDB), c(N + 7, -5.0f);
+  for (int64_t i = 0; i < K; ++i)
+    a[i] = std::sin(0.13 * i);
+  for (int64_t i = 0; i < K * LDB; ++i)
+    b[i] = std::cos(0.011 * i);
+  auto expected = [&](int64_t n) {
+    double sum = 0;
+    for (int64_t k = 0; k < K; ++k)
+      sum += double(a[k]) * b[k * LDB + n];
+    return sum;
+  };
+  Memref ma(a.data(), {1, K}, {K, 1}), mb(b.data(), {K, N}, {LDB, 1}),
+      mc(c.data(), {1, N}, {N, 1});
+  int64_t map = pack({0, 1});
+  int64_t created = paddle_onednn_primitives_created();
+  int32_t saved = paddle_get_num_threads();
+  for (int32_t threads : {1, 2, 3}) {
+    ASSERT_EQ(paddle_set_num_threads(threads), nullptr);
+    matmul(ma, mb, mc, map, map, map, /*accumulate=*/0);
+    for (int64_t n = 0; n < N; ++n)
+      EXPECT_NEAR(c[n], expected(n), 1e-4) << threads << " " << n;
+    matmul(ma, mb, mc, map, map, map, /*accumulate=*/1);
+    for (int64_t n = 0; n < N; ++n)
+      EXPECT_NEAR(c[n], 2 * expected(n), 2e-4) << threads << " " << n;
+    for (int64_t n = N; n < N + 7; ++n)
+      EXPECT_EQ(c[n], -5.0f);
+  }
+  ASSERT_EQ(paddle_set_num_threads(saved), nullptr);
+  EXPECT_EQ(paddle_onednn_primitives_created(), created);
+}
+
 TEST(OneDnn, CachesPrimitivesByProblem) {
   std::vector<float> a(6 * 7, 1.0f), b(7 * 8, 2.0f), c(6 * 8);
   Memref ma(a.data(), {6, 7}, {7, 1}), mb(b.data(), {7, 8}, {8, 1}),
