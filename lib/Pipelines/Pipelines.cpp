@@ -85,6 +85,11 @@ mlir::paddle::parsePrecision(llvm::StringRef text) {
 
 void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
                                           bool fuse) {
+  // Equal paddle ops computed twice become one before fusion groups them
+  // into regions CSE no longer sees into: a traced training step holds the
+  // forward twice (once for the loss, once inside the gradient's trace),
+  // 17 of the 65 matmuls of the benchmark's transformer step.
+  pm.addPass(createCSEPass());
   // paddle -> linalg on tensors, cleaned up and fused: the cost model groups
   // the paddle ops (paddle-fuse), and each group becomes fused linalg ops or
   // a tile loop with its ops fused inside (paddle-lower-fusion).
