@@ -610,6 +610,65 @@ TEST(OneDnn, Conv2DSumsTheOutputsContents) {
                     1e-4);
 }
 
+TEST(OneDnn, ConvolutionsTimeOneDnnsImplementationsToChoose) {
+  // A 1x1 conv on channels-last buffers with a bias, a per-channel scale
+  // (a binary post-op, which the timing runs feed too) and relu: oneDNN
+  // offers several implementations on x86 (brgconv_1x1, jit_1x1, ...);
+  // with timed choice they are timed when the primitive is created, and
+  // whichever wins, the result matches the float64 reference. Without it
+  // nothing is timed. Each case is a new problem (its own H), so each
+  // creates its primitive.
+  const int64_t C = 24, F = 40, W = 9;
+  for (int timed : {1, 0}) {
+    paddle_onednn_set_timed_choice(timed);
+    const int64_t H = 10 + timed;
+    std::vector<float> in(C * H * W), w(F * C), bias(F), scale(F),
+        out(F * H * W, 7.0f);
+    for (size_t i = 0; i < in.size(); ++i)
+      in[i] = std::sin(0.37 * i);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = std::cos(0.11 * i) / 4;
+    for (int64_t f = 0; f < F; ++f) {
+      bias[f] = 0.1f * (f % 7) - 0.3f;
+      scale[f] = 1.0f + 0.05f * f;
+    }
+    // Channels-last: [c, h, w] at (h * W + w) * C + c.
+    paddle_memref4d_f32_t mi{
+        in.data(), in.data(), 0, {1, C, H, W}, {C * H * W, 1, W * C, C}};
+    paddle_memref4d_f32_t mw = dense4d(w, {F, C, 1, 1});
+    paddle_memref4d_f32_t mo{
+        out.data(), out.data(), 0, {1, F, H, W}, {F * H * W, 1, W * F, F}};
+    Extras e;
+    e.operands.emplace_back(bias.data(), std::vector<int64_t>{F},
+                            std::vector<int64_t>{1});
+    e.operands.emplace_back(scale.data(), std::vector<int64_t>{F},
+                            std::vector<int64_t>{1});
+    e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+    e.post(PADDLE_ONEDNN_POST_MUL, 1);
+    e.post(PADDLE_ONEDNN_POST_RELU);
+    int64_t before = paddle_onednn_timed_candidates();
+    conv2d(mi, mw, mo, 1, 1, 1, 1, 0, e);
+    int64_t timedNow = paddle_onednn_timed_candidates() - before;
+    if (!timed) {
+      EXPECT_EQ(timedNow, 0);
+    } else if (__builtin_cpu_supports("avx512f")) {
+      // oneDNN's first pick and at least one other.
+      EXPECT_GE(timedNow, 2);
+    }
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t x = 0; x < W; ++x)
+        for (int64_t f = 0; f < F; ++f) {
+          double y = bias[f];
+          for (int64_t c = 0; c < C; ++c)
+            y += double(in[(h * W + x) * C + c]) * w[f * C + c];
+          y = std::max(y * scale[f], 0.0);
+          ASSERT_NEAR(out[(h * W + x) * F + f], y, 1e-4)
+              << "timed " << timed << " at " << h << "," << x << "," << f;
+        }
+  }
+  paddle_onednn_set_timed_choice(1);
+}
+
 TEST(OneDnn, ConstantWeightsAreReorderedOncePerCallSite) {
   ConvCase t;
   Extras e;

@@ -23,9 +23,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -80,6 +82,11 @@ memory scratchMemory(const memory::desc &desc, Scratch slot) {
 
 std::atomic<int64_t> primitivesCreated{0};
 std::atomic<int64_t> winogradPrimitives{0};
+std::atomic<int64_t> timedCandidates{0};
+std::atomic<bool> timedChoice{[] {
+  const char *v = std::getenv("PADDLE_ONEDNN_TIMED_CHOICE");
+  return !(v && std::string(v) == "0");
+}()};
 std::atomic<int64_t> weightReorders{0};
 
 /// A convolution primitive with the layouts it chose (`format_tag::any`,
@@ -731,13 +738,118 @@ void checkConvShape(const ConvProblem &p) {
   }
 }
 
+/// One of oneDNN's implementations of a convolution: the primitive and
+/// the layouts it takes.
+struct ConvCandidate {
+  dnnl::convolution_forward conv;
+  memory::desc src, weights, dst;
+  std::string name;
+};
+
+/// A run of `c` on zeros in this thread's scratch buffers, in ms (the
+/// bias and per-channel post-op operands `extraArgs` read zeros too).
+double timeConvolution(const ConvCandidate &c,
+                       const std::vector<std::pair<int, memory::desc>> &extra) {
+  dnnl::engine &engine = cpuEngine();
+  dnnl::stream stream(engine);
+  std::vector<std::vector<char>> buffers;
+  std::unordered_map<int, memory> args;
+  auto zeros = [&](int arg, const memory::desc &d) {
+    buffers.emplace_back(d.get_size() + 64, 0);
+    auto *data = reinterpret_cast<void *>(
+        (reinterpret_cast<uintptr_t>(buffers.back().data()) + 63) &
+        ~uintptr_t(63));
+    args.insert({arg, memory(d, engine, data)});
+  };
+  zeros(DNNL_ARG_SRC, c.src);
+  zeros(DNNL_ARG_WEIGHTS, c.weights);
+  zeros(DNNL_ARG_DST, c.dst);
+  for (const auto &[arg, desc] : extra)
+    zeros(arg, desc);
+  c.conv.execute(stream, args); // warm-up: caches, pages, lazy setup
+  stream.wait();
+  double best = 1e300;
+  for (int i = 0; i < 3; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    c.conv.execute(stream, args);
+    stream.wait();
+    best = std::min(best, std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+  }
+  return best;
+}
+
+/// oneDNN's implementation of `pd` to use: its first (its own pick), or
+/// with timed choice (the default) the fastest on this machine of up to
+/// four it offers for the first pick's activation layouts, reference and
+/// gemm ones aside, timed on zeros when the primitive is created
+/// (`withLayouts` makes the descriptor for those layouts). oneDNN ranks
+/// implementations by ISA and a static order, and its first pick is often
+/// not the fastest here: `jit_dw` ran MobileNetV2's depthwise convs 10-35%
+/// faster than the `brdgmm_dw` it lists first, `jit_1x1` its 32 -> 16 conv
+/// at 112x112 1.5x faster than `brgconv_1x1` (docs/onednn.md, "Timed
+/// choice"). Another pick must win by 10%; problems whose first pick takes
+/// over 1 ms a run keep it, where the timing would cost the first call
+/// more than it could save.
+ConvCandidate chooseImplementation(
+    dnnl::convolution_forward::primitive_desc &pd,
+    const std::function<dnnl::convolution_forward::primitive_desc(
+        const memory::desc &, const memory::desc &)> &withLayouts,
+    const std::vector<std::pair<int, memory::desc>> &extra) {
+  auto candidateOf = [](const dnnl::convolution_forward::primitive_desc &d) {
+    return ConvCandidate{dnnl::convolution_forward(d), d.src_desc(),
+                         d.weights_desc(), d.dst_desc(), d.impl_info_str()};
+  };
+  ConvCandidate first = candidateOf(pd);
+  if (!timedChoice.load(std::memory_order_relaxed))
+    return first;
+  constexpr int kMaxCandidates = 4;
+  constexpr double kMaxFirstMs = 1.0;
+  // Another pick must beat oneDNN's by a margin: on a shared machine two
+  // kernels within a few percent swap places from run to run.
+  constexpr double kMargin = 0.9;
+  // The implementations for the activation layouts of the first pick
+  // (with `any` layouts each would pick its own, and need reorders).
+  dnnl::convolution_forward::primitive_desc fixed =
+      withLayouts(first.src, first.dst);
+  ConvCandidate best = first;
+  double bar = -1; // oneDNN's pick's time x kMargin, once timed
+  int candidates = 1;
+  do {
+    std::string name = fixed.impl_info_str();
+    if (name == first.name || name.rfind("ref", 0) == 0 ||
+        name.find("gemm") != std::string::npos ||
+        fixed.src_desc() != first.src || fixed.dst_desc() != first.dst)
+      continue;
+    if (bar < 0) {
+      // Timed only where there is something to compare it with.
+      double ms = timeConvolution(first, extra);
+      ++timedCandidates;
+      if (ms > kMaxFirstMs)
+        return first;
+      bar = ms * kMargin;
+    }
+    ConvCandidate c = candidateOf(fixed);
+    double ms = timeConvolution(c, extra);
+    ++timedCandidates;
+    ++candidates;
+    if (ms < bar) {
+      bar = ms;
+      best = std::move(c);
+    }
+  } while (candidates < kMaxCandidates && fixed.next_impl());
+  return best;
+}
+
 void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
             bool accumulate, const Program &prog, const Operands &operands,
             int64_t *state) {
   checkConvShape(p);
   int64_t threads = useRuntimeThreads();
   Key key{static_cast<int64_t>(Kind::Conv), threads, accumulate,
-          static_cast<int64_t>(p.weights.size())};
+          static_cast<int64_t>(p.weights.size()),
+          timedChoice.load(std::memory_order_relaxed)};
   for (const Dims *v :
        {&p.src, &p.srcStrides, &p.weights, &p.weightsStrides, &p.dst,
         &p.dstStrides, &p.strides, &p.dilations, &p.padBefore, &p.padAfter})
@@ -793,10 +905,47 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
                  : dnnl::convolution_forward::primitive_desc(
                        descOf(dnnl::algorithm::convolution_direct), attr,
                        cpuEngine());
-    e.conv = dnnl::convolution_forward(pd);
-    e.src = pd.src_desc();
-    e.weights = pd.weights_desc();
-    e.dst = pd.dst_desc();
+    // The operands beyond src, weights and dst, for timing.
+    std::vector<std::pair<int, memory::desc>> extra;
+    if (bias)
+      extra.push_back(
+          {DNNL_ARG_BIAS, memory::desc({channels}, memory::data_type::f32,
+                                       memory::format_tag::a)});
+    int index = accumulate ? 1 : 0;
+    for (const PostOp &op : prog.ops) {
+      if (op.kind == PADDLE_ONEDNN_POST_BIAS)
+        continue;
+      if (op.kind == PADDLE_ONEDNN_POST_ADD ||
+          op.kind == PADDLE_ONEDNN_POST_MUL ||
+          op.kind == PADDLE_ONEDNN_POST_SUB)
+        extra.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                         memory::desc(channelDims, memory::data_type::f32,
+                                      plainTag(channelDims.size()))});
+      ++index;
+    }
+    // Winograd is its own algorithm, with one kernel.
+    std::optional<dnnl::convolution_forward::desc> fixedDesc;
+    ConvCandidate chosen =
+        winograd ? ConvCandidate{dnnl::convolution_forward(pd), pd.src_desc(),
+                                 pd.weights_desc(), pd.dst_desc(),
+                                 pd.impl_info_str()}
+                 : chooseImplementation(
+                       pd,
+                       [&](const memory::desc &s, const memory::desc &d) {
+                         srcDesc = s;
+                         dstDesc = d;
+                         // The iterator reads the op descriptor on each
+                         // next_impl(): it must outlive the search.
+                         fixedDesc.emplace(
+                             descOf(dnnl::algorithm::convolution_direct));
+                         return dnnl::convolution_forward::primitive_desc(
+                             *fixedDesc, attr, cpuEngine());
+                       },
+                       extra);
+    e.conv = chosen.conv;
+    e.src = chosen.src;
+    e.weights = chosen.weights;
+    e.dst = chosen.dst;
     dnnl::engine &engine = cpuEngine();
     e.reorderSrc = e.src != e.userSrc;
     e.reorderWeights = e.weights != e.userWeights;
@@ -1108,6 +1257,12 @@ void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
 int64_t paddle_onednn_primitives_created(void) { return primitivesCreated; }
 
 int64_t paddle_onednn_winograd_primitives(void) { return winogradPrimitives; }
+
+int64_t paddle_onednn_timed_candidates(void) { return timedCandidates; }
+
+void paddle_onednn_set_timed_choice(int32_t enabled) {
+  timedChoice = enabled != 0;
+}
 
 int64_t paddle_onednn_weight_reorders(void) { return weightReorders; }
 
