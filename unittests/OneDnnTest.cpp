@@ -652,8 +652,9 @@ TEST(OneDnn, ConvolutionsTimeOneDnnsImplementationsToChoose) {
     if (!timed) {
       EXPECT_EQ(timedNow, 0);
     } else if (__builtin_cpu_supports("avx512f")) {
-      // oneDNN's first pick and at least one other.
-      EXPECT_GE(timedNow, 2);
+      // oneDNN's first pick, and the others unless the pick took over the
+      // bound (1 ms; a few us here, but other tests share the cores).
+      EXPECT_GE(timedNow, 1);
     }
     for (int64_t h = 0; h < H; ++h)
       for (int64_t x = 0; x < W; ++x)
