@@ -261,6 +261,13 @@ void appendProgram(Key &key, const Program &p) {
   }
 }
 
+/// A per-channel operand's plain layout: `channelDims`, 1 everywhere but
+/// the channel dim.
+memory::desc channelDesc(const Dims &channelDims) {
+  return memory::desc(channelDims, memory::data_type::f32,
+                      plainTag(channelDims.size()));
+}
+
 /// The oneDNN attributes of a program after the bias; per-channel binary
 /// operands are `channelDims` (1 everywhere but the channel dim). An
 /// accumulating call starts with a sum of the output's contents.
@@ -275,8 +282,7 @@ dnnl::primitive_attr postOpsAttr(const Program &p, bool accumulate,
       ops.append_eltwise(1.0f, alg, alpha, beta);
     };
     auto binary = [&](dnnl::algorithm alg) {
-      ops.append_binary(alg, memory::desc(channelDims, memory::data_type::f32,
-                                          plainTag(channelDims.size())));
+      ops.append_binary(alg, channelDesc(channelDims));
     };
     switch (op.kind) {
     case PADDLE_ONEDNN_POST_BIAS:
@@ -321,25 +327,33 @@ dnnl::primitive_attr postOpsAttr(const Program &p, bool accumulate,
   return attr;
 }
 
-/// The execution arguments of a program's per-channel operands: the binary
-/// post-op at oneDNN index i (counting the leading sum of an accumulating
-/// call) reads its operand.
-void addPostOpArgs(std::unordered_map<int, memory> &args, const Program &p,
-                   bool accumulate, const paddle_unranked_memref_t *const *ops,
-                   int64_t channels, const Dims &channelDims,
-                   dnnl::engine &engine) {
+/// The binary post-ops of a program with the execution argument each
+/// reads: the post-op at oneDNN index i (counting the leading sum of an
+/// accumulating call) reads DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | SRC_1.
+std::vector<std::pair<int, const PostOp *>> binaryPostOpArgs(const Program &p,
+                                                             bool accumulate) {
+  std::vector<std::pair<int, const PostOp *>> found;
   int index = accumulate ? 1 : 0;
   for (const PostOp &op : p.ops) {
     if (op.kind == PADDLE_ONEDNN_POST_BIAS)
       continue;
     if (op.kind == PADDLE_ONEDNN_POST_ADD ||
         op.kind == PADDLE_ONEDNN_POST_MUL || op.kind == PADDLE_ONEDNN_POST_SUB)
-      args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
-                   memory(memory::desc(channelDims, memory::data_type::f32,
-                                       plainTag(channelDims.size())),
-                          engine, channelData(*ops[op.operand], channels))});
+      found.push_back(
+          {DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1, &op});
     ++index;
   }
+  return found;
+}
+
+/// The execution arguments of a program's per-channel operands.
+void addPostOpArgs(std::unordered_map<int, memory> &args, const Program &p,
+                   bool accumulate, const paddle_unranked_memref_t *const *ops,
+                   int64_t channels, const Dims &channelDims,
+                   dnnl::engine &engine) {
+  for (auto [arg, op] : binaryPostOpArgs(p, accumulate))
+    args.insert({arg, memory(channelDesc(channelDims), engine,
+                             channelData(*ops[op->operand], channels))});
 }
 
 template <typename Desc, int Rank> Dims sizesOf(const Desc &d) {
@@ -792,15 +806,17 @@ double timeConvolution(const ConvCandidate &c,
 /// choice"). Another pick must win by 10%; problems whose first pick takes
 /// over 1 ms a run keep it, where the timing would cost the first call
 /// more than it could save.
+/// The primitive of `pd`'s current implementation, with its layouts.
+ConvCandidate candidateOf(const dnnl::convolution_forward::primitive_desc &pd) {
+  return ConvCandidate{dnnl::convolution_forward(pd), pd.src_desc(),
+                       pd.weights_desc(), pd.dst_desc(), pd.impl_info_str()};
+}
+
 ConvCandidate chooseImplementation(
     dnnl::convolution_forward::primitive_desc &pd,
     const std::function<dnnl::convolution_forward::primitive_desc(
         const memory::desc &, const memory::desc &)> &withLayouts,
     const std::vector<std::pair<int, memory::desc>> &extra) {
-  auto candidateOf = [](const dnnl::convolution_forward::primitive_desc &d) {
-    return ConvCandidate{dnnl::convolution_forward(d), d.src_desc(),
-                         d.weights_desc(), d.dst_desc(), d.impl_info_str()};
-  };
   ConvCandidate first = candidateOf(pd);
   if (!timedChoice.load(std::memory_order_relaxed))
     return first;
@@ -908,27 +924,13 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     // The operands beyond src, weights and dst, for timing.
     std::vector<std::pair<int, memory::desc>> extra;
     if (bias)
-      extra.push_back(
-          {DNNL_ARG_BIAS, memory::desc({channels}, memory::data_type::f32,
-                                       memory::format_tag::a)});
-    int index = accumulate ? 1 : 0;
-    for (const PostOp &op : prog.ops) {
-      if (op.kind == PADDLE_ONEDNN_POST_BIAS)
-        continue;
-      if (op.kind == PADDLE_ONEDNN_POST_ADD ||
-          op.kind == PADDLE_ONEDNN_POST_MUL ||
-          op.kind == PADDLE_ONEDNN_POST_SUB)
-        extra.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
-                         memory::desc(channelDims, memory::data_type::f32,
-                                      plainTag(channelDims.size()))});
-      ++index;
-    }
+      extra.push_back({DNNL_ARG_BIAS, biasDesc});
+    for (auto [arg, op] : binaryPostOpArgs(prog, accumulate))
+      extra.push_back({arg, channelDesc(channelDims)});
     // Winograd is its own algorithm, with one kernel.
     std::optional<dnnl::convolution_forward::desc> fixedDesc;
     ConvCandidate chosen =
-        winograd ? ConvCandidate{dnnl::convolution_forward(pd), pd.src_desc(),
-                                 pd.weights_desc(), pd.dst_desc(),
-                                 pd.impl_info_str()}
+        winograd ? candidateOf(pd)
                  : chooseImplementation(
                        pd,
                        [&](const memory::desc &s, const memory::desc &d) {
