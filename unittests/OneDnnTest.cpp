@@ -670,6 +670,67 @@ TEST(OneDnn, ConvolutionsTimeOneDnnsImplementationsToChoose) {
   paddle_onednn_set_timed_choice(1);
 }
 
+TEST(OneDnn, MatmulsWithRunTimeWeightsTimeOneDnnsImplementations) {
+  // c (+)= a * b with b a run-time operand whose rows are 4 KiB apart
+  // (oneDNN offers brg and gemm:jit kernels for it on x86): with timed
+  // choice the implementations are timed on the call's own operands when
+  // the primitive is created. An accumulating call must not see the
+  // timing runs in its result (they write a buffer of their own), and a
+  // call with a bias, a per-column scale and relu gets the same result
+  // whichever kernel won. Each case is a new problem (its own M).
+  const int64_t K = 96, N = 1024;
+  for (int timed : {1, 0}) {
+    paddle_onednn_set_timed_choice(timed);
+    for (int accumulate : {1, 0}) {
+      const int64_t M = 40 + 2 * timed + accumulate;
+      std::vector<float> a(M * K), b(K * N), c(M * N), bias(N), scale(N);
+      for (size_t i = 0; i < a.size(); ++i)
+        a[i] = std::sin(0.37 * i);
+      for (size_t i = 0; i < b.size(); ++i)
+        b[i] = std::cos(0.11 * i) / 4;
+      for (size_t i = 0; i < c.size(); ++i)
+        c[i] = 0.5f * std::cos(0.07 * i);
+      for (int64_t n = 0; n < N; ++n) {
+        bias[n] = 0.1f * (n % 7) - 0.3f;
+        scale[n] = 1.0f + 0.001f * n;
+      }
+      std::vector<float> before = c;
+      Memref ma(a.data(), {M, K}, {K, 1}), mb(b.data(), {K, N}, {N, 1}),
+          mc(c.data(), {M, N}, {N, 1});
+      Extras e;
+      if (!accumulate) {
+        e.operands.emplace_back(bias.data(), std::vector<int64_t>{N},
+                                std::vector<int64_t>{1});
+        e.operands.emplace_back(scale.data(), std::vector<int64_t>{N},
+                                std::vector<int64_t>{1});
+        e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+        e.post(PADDLE_ONEDNN_POST_MUL, 1);
+        e.post(PADDLE_ONEDNN_POST_RELU);
+      }
+      int64_t map = pack({0, 1});
+      int64_t candidatesBefore = paddle_onednn_timed_candidates();
+      matmul(ma, mb, mc, map, map, map, accumulate, std::move(e));
+      int64_t timedNow = paddle_onednn_timed_candidates() - candidatesBefore;
+      if (!timed)
+        EXPECT_EQ(timedNow, 0);
+      else if (__builtin_cpu_supports("avx512f"))
+        EXPECT_GE(timedNow, 1);
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          double y = accumulate ? before[m * N + n] : bias[n];
+          for (int64_t k = 0; k < K; ++k)
+            y += double(a[m * K + k]) * b[k * N + n];
+          if (!accumulate)
+            y = std::max(y * scale[n], 0.0);
+          ASSERT_NEAR(c[m * N + n], y, 1e-4)
+              << "timed " << timed << " accumulate " << accumulate << " at "
+              << m << "," << n;
+        }
+    }
+  }
+  paddle_onednn_set_timed_choice(1);
+}
+
 TEST(OneDnn, ConstantWeightsAreReorderedOncePerCallSite) {
   ConvCase t;
   Extras e;

@@ -93,7 +93,7 @@ std::atomic<int64_t> weightReorders{0};
 /// usually blocked) and the reorders from and to the caller's plain strided
 /// buffers where those differ.
 struct ConvEntry {
-  dnnl::convolution_forward conv;
+  dnnl::primitive conv;
   memory::desc src, weights, dst;
   memory::desc userSrc, userWeights, userDst;
   bool reorderSrc, reorderWeights, reorderDst;
@@ -101,7 +101,7 @@ struct ConvEntry {
 };
 
 struct MatmulEntry {
-  dnnl::matmul matmul;
+  dnnl::primitive matmul;
   memory::desc a, b, c, userB;
   dnnl::reorder bIn;
 };
@@ -356,6 +356,31 @@ void addPostOpArgs(std::unordered_map<int, memory> &args, const Program &p,
                              channelData(*ops[op->operand], channels))});
 }
 
+/// Whether a call reads its output's contents: it accumulates, or a sum
+/// post-op (a residual) adds them.
+bool readsDst(const Program &p, bool accumulate) {
+  bool reads = accumulate;
+  for (const PostOp &op : p.ops)
+    reads |= op.kind == PADDLE_ONEDNN_POST_SUM;
+  return reads;
+}
+
+/// The layouts of a primitive's operands beyond src, weights and dst.
+using ExtraLayouts = std::vector<std::pair<int, memory::desc>>;
+
+/// The layouts of the bias (`biasDesc`, where the program has one) and of
+/// the program's per-channel operands, for runs on zeros.
+ExtraLayouts extraLayouts(const Program &p, bool accumulate,
+                          const memory::desc &biasDesc,
+                          const Dims &channelDims) {
+  ExtraLayouts extra;
+  if (!p.ops.empty() && p.ops[0].kind == PADDLE_ONEDNN_POST_BIAS)
+    extra.push_back({DNNL_ARG_BIAS, biasDesc});
+  for (auto [arg, op] : binaryPostOpArgs(p, accumulate))
+    extra.push_back({arg, channelDesc(channelDims)});
+  return extra;
+}
+
 template <typename Desc, int Rank> Dims sizesOf(const Desc &d) {
   return Dims(d.sizes, d.sizes + Rank);
 }
@@ -517,6 +542,134 @@ struct Operands {
   const paddle_unranked_memref_t *ops[PADDLE_ONEDNN_MAX_OPERANDS];
 };
 
+/// One of oneDNN's implementations of a primitive: the primitive and the
+/// layouts it takes.
+struct Candidate {
+  dnnl::primitive primitive;
+  memory::desc src, weights, dst;
+  std::string name;
+};
+
+/// The primitive of `pd`'s current implementation, with its layouts.
+template <typename Primitive, typename PrimitiveDesc>
+Candidate candidateOf(const PrimitiveDesc &pd) {
+  return Candidate{Primitive(pd), pd.src_desc(), pd.weights_desc(),
+                   pd.dst_desc(), pd.impl_info_str()};
+}
+
+/// A run of `c` in ms: the best of three after a warm-up run (caches,
+/// pages, lazy setup), or the warm-up's time alone where that took over
+/// `giveUpMs`. Each operand (src, weights, dst and the bias and
+/// per-channel post-op operands `extra`) is the buffer `given` has for it
+/// where its layout is the candidate's, else zeros in a fresh buffer.
+double timeCandidate(const Candidate &c, const ExtraLayouts &extra,
+                     const std::unordered_map<int, memory> &given,
+                     double giveUpMs) {
+  dnnl::engine &engine = cpuEngine();
+  dnnl::stream stream(engine);
+  std::vector<std::vector<char>> buffers;
+  std::unordered_map<int, memory> args;
+  auto zeros = [&](int arg, const memory::desc &d) {
+    auto it = given.find(arg);
+    if (it != given.end() && it->second.get_desc() == d) {
+      args.insert({arg, it->second});
+      return;
+    }
+    buffers.emplace_back(d.get_size() + 64, 0);
+    auto *data = reinterpret_cast<void *>(
+        (reinterpret_cast<uintptr_t>(buffers.back().data()) + 63) &
+        ~uintptr_t(63));
+    args.insert({arg, memory(d, engine, data)});
+  };
+  zeros(DNNL_ARG_SRC, c.src);
+  zeros(DNNL_ARG_WEIGHTS, c.weights);
+  zeros(DNNL_ARG_DST, c.dst);
+  for (const auto &[arg, desc] : extra)
+    zeros(arg, desc);
+  auto run = [&] {
+    auto start = std::chrono::steady_clock::now();
+    c.primitive.execute(stream, args);
+    stream.wait();
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  double warmUp = run();
+  if (warmUp > giveUpMs)
+    return warmUp;
+  double best = 1e300;
+  for (int i = 0; i < 3; ++i)
+    best = std::min(best, run());
+  return best;
+}
+
+/// Which of oneDNN's implementations a timed choice compares.
+struct ChoiceRules {
+  /// Problems whose first pick takes longer a run keep it: the timing
+  /// would cost the first call more than it could save.
+  double maxFirstMs;
+  /// Whether implementations named "...gemm..." are left out.
+  bool skipGemm;
+};
+
+/// oneDNN's implementation to use for `pd`: its first (its own pick), or
+/// with timed choice (the default) the fastest on this machine of up to
+/// four that `alternatives(first)` offers (a primitive descriptor to
+/// iterate, with the first pick's activation layouts), reference ones
+/// aside, timed on zeros when the primitive is created. oneDNN ranks
+/// implementations by ISA and a static order, and its first pick is often
+/// not the fastest here (docs/onednn.md, "Timed choice"):
+/// - convolutions: `jit_dw` ran MobileNetV2's depthwise convs 10-35%
+///   faster than the `brdgmm_dw` it lists first, `jit_1x1` its 32 -> 16
+///   conv at 112x112 1.5x faster than `brgconv_1x1`;
+/// - matmuls: with B a run-time operand whose rows are a multiple of 4 KiB
+///   apart, `gemm:jit` ran 128x768x3072 1.25x faster than `brg:avx512_core`.
+/// Another pick must win by 10%.
+template <typename Primitive, typename PrimitiveDesc>
+Candidate chooseImplementation(
+    const PrimitiveDesc &pd,
+    const std::function<PrimitiveDesc(const Candidate &)> &alternatives,
+    const ExtraLayouts &extra, const std::unordered_map<int, memory> &given,
+    const ChoiceRules &rules) {
+  Candidate first = candidateOf<Primitive>(pd);
+  if (!timedChoice.load(std::memory_order_relaxed))
+    return first;
+  constexpr int kMaxCandidates = 4;
+  // Another pick must beat oneDNN's by a margin: on a shared machine two
+  // kernels within a few percent swap places from run to run.
+  constexpr double kMargin = 0.9;
+  PrimitiveDesc other = alternatives(first);
+  Candidate best = first;
+  double bar = -1; // oneDNN's pick's time x kMargin, once timed
+  int candidates = 1;
+  do {
+    std::string name = other.impl_info_str();
+    if (name == first.name || name.rfind("ref", 0) == 0 ||
+        (rules.skipGemm && name.find("gemm") != std::string::npos) ||
+        other.src_desc() != first.src || other.dst_desc() != first.dst)
+      continue;
+    if (bar < 0) {
+      // Timed only where there is something to compare it with.
+      double ms = timeCandidate(first, extra, given, 2 * rules.maxFirstMs);
+      ++timedCandidates;
+      if (ms > rules.maxFirstMs)
+        return first;
+      bar = ms * kMargin;
+    }
+    Candidate c = candidateOf<Primitive>(other);
+    // Its warm-up run, which pays one-time costs (gemm:jit's packing
+    // buffer: 1.8x a later run), does not count.
+    double ms = timeCandidate(c, extra, given, /*giveUpMs=*/1e300);
+    ++timedCandidates;
+    ++candidates;
+    if (ms < bar) {
+      bar = ms;
+      best = std::move(c);
+    }
+  } while (candidates < kMaxCandidates && other.next_impl());
+  return best;
+}
+
 /// The layout constant 2-D matmul weights [K, N] are reordered into once:
 /// oneDNN's preferred one, except that a row of a multiple of 4 KiB gets
 /// padding. The gemm streams rows of B one 4 KiB multiple apart otherwise,
@@ -648,7 +801,8 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
   int64_t threads = useRuntimeThreads();
   size_t rank = c.sizes.size();
   Key key{static_cast<int64_t>(Kind::Matmul), threads, accumulate,
-          static_cast<int64_t>(rank)};
+          static_cast<int64_t>(rank),
+          timedChoice.load(std::memory_order_relaxed)};
   for (const Dims *v :
        {&a.sizes, &a.strides, &b.sizes, &b.strides, &c.sizes, &c.strides})
     key.insert(key.end(), v->begin(), v->end());
@@ -657,35 +811,78 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
   Dims channelDims(rank, 1);
   channelDims[rank - 1] = n;
   bool bias = !prog.ops.empty() && prog.ops[0].kind == PADDLE_ONEDNN_POST_BIAS;
+  memory::desc aDesc = plain(a.sizes, a.strides),
+               userBDesc = plain(b.sizes, b.strides),
+               cDesc = plain(c.sizes, c.strides),
+               biasDesc(channelDims, memory::data_type::f32, plainTag(rank));
+  dnnl::engine &engine = cpuEngine();
+  // The call's operands but the weights (which may need a reorder first).
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, memory(aDesc, engine, a.data)},
+      {DNNL_ARG_DST, memory(cDesc, engine, c.data)}};
+  if (bias)
+    args.insert({DNNL_ARG_BIAS,
+                 memory(biasDesc, engine,
+                        channelData(*operands.ops[prog.ops[0].operand], n))});
+  addPostOpArgs(args, prog, accumulate, operands.ops, n, channelDims, engine);
+  memory userB(userBDesc, engine, b.data);
   // Constant 2-D weights take the layout oneDNN prefers, reordered once.
   bool cacheWeights = prog.constantWeights && rank == 2;
   auto entry = matmulCache().get(key, [&] {
     MatmulEntry e;
-    e.a = plain(a.sizes, a.strides);
-    e.userB = plain(b.sizes, b.strides);
+    e.a = aDesc;
+    e.userB = userBDesc;
     e.b = cacheWeights ? cachedWeightsDesc(b.sizes) : e.userB;
-    e.c = plain(c.sizes, c.strides);
-    memory::desc biasDesc(channelDims, memory::data_type::f32, plainTag(rank));
+    e.c = cDesc;
     dnnl::primitive_attr attr = postOpsAttr(prog, accumulate, channelDims);
-    dnnl::matmul::primitive_desc pd(
+    // The iterator of the timed choice reads the op descriptor on each
+    // next_impl(): it must outlive the search.
+    const dnnl::matmul::desc desc =
         bias ? dnnl::matmul::desc(e.a, e.b, biasDesc, e.c)
-             : dnnl::matmul::desc(e.a, e.b, e.c),
-        attr, cpuEngine());
-    e.b = pd.weights_desc();
+             : dnnl::matmul::desc(e.a, e.b, e.c);
+    using MatmulPd = dnnl::matmul::primitive_desc;
+    MatmulPd pd(desc, attr, cpuEngine());
+    // The timing runs read this call's operands: how fast an
+    // implementation streams B depends on where B's rows lie. With rows a
+    // multiple of 4 KiB apart (128x768x3072, a run-time B) `brg` took
+    // 5.6-8.5 ms over eight sets of buffers, `gemm:jit` (which packs B)
+    // 5.8-7.1, so zeros in buffers of their own would decide by chance.
+    // They write the output only where the call overwrites it anyway.
+    std::unordered_map<int, memory> given = args;
+    given.insert({DNNL_ARG_WEIGHTS, userB});
+    if (readsDst(prog, accumulate))
+      given.erase(DNNL_ARG_DST);
+    // Constant weights keep oneDNN's pick: in the layout it prefers
+    // (blocked, or rows padded against 4K aliasing) its kernels ran
+    // GPT-2's and BERT's products at 90-98% of the peak, and timing them
+    // made GPT-2's first call 5x slower for nothing. For a run-time B the
+    // activations' layouts are the caller's, which every implementation
+    // takes. Runs of up to 10 ms are timed (the skinny products of a
+    // transformer layer take 2-8 on the Zen 4 VM, a 1024^3 one 20): the
+    // first call pays about eight runs for it.
+    Candidate chosen =
+        cacheWeights
+            ? candidateOf<dnnl::matmul>(pd)
+            : chooseImplementation<dnnl::matmul, MatmulPd>(
+                  pd,
+                  [&](const Candidate &) {
+                    return MatmulPd(desc, attr, cpuEngine());
+                  },
+                  extraLayouts(prog, accumulate, biasDesc, channelDims), given,
+                  {/*maxFirstMs=*/10.0, /*skipGemm=*/false});
+    e.b = chosen.weights;
     if (e.b != e.userB)
       e.bIn = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), e.userB,
                                                           cpuEngine(), e.b));
-    e.matmul = dnnl::matmul(pd);
+    e.matmul = chosen.primitive;
     return e;
   });
-  dnnl::engine &engine = cpuEngine();
   dnnl::stream stream(engine);
-  memory userB(entry->userB, engine, b.data);
   std::shared_ptr<const memory> cached;
   memory bMem = userB;
   if (entry->b != entry->userB) {
     auto reorder = [&](memory m) {
-      entry->bIn.execute(stream, const_cast<memory &>(userB), m);
+      entry->bIn.execute(stream, userB, m);
       stream.wait();
       return m;
     };
@@ -698,17 +895,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
       bMem = reorder(scratchMemory(entry->b, Scratch::Weights));
     }
   }
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, memory(entry->a, engine, a.data)},
-      {DNNL_ARG_WEIGHTS, bMem},
-      {DNNL_ARG_DST, memory(entry->c, engine, c.data)}};
-  if (bias)
-    args.insert(
-        {DNNL_ARG_BIAS,
-         memory(
-             memory::desc(channelDims, memory::data_type::f32, plainTag(rank)),
-             engine, channelData(*operands.ops[prog.ops[0].operand], n))});
-  addPostOpArgs(args, prog, accumulate, operands.ops, n, channelDims, engine);
+  args.insert({DNNL_ARG_WEIGHTS, bMem});
   entry->matmul.execute(stream, args);
   stream.wait();
 }
@@ -750,112 +937,6 @@ void checkConvShape(const ConvProblem &p) {
                                   ", the padded input gives " +
                                   std::to_string(out));
   }
-}
-
-/// One of oneDNN's implementations of a convolution: the primitive and
-/// the layouts it takes.
-struct ConvCandidate {
-  dnnl::convolution_forward conv;
-  memory::desc src, weights, dst;
-  std::string name;
-};
-
-/// A run of `c` on zeros in this thread's scratch buffers, in ms (the
-/// bias and per-channel post-op operands `extraArgs` read zeros too).
-double timeConvolution(const ConvCandidate &c,
-                       const std::vector<std::pair<int, memory::desc>> &extra) {
-  dnnl::engine &engine = cpuEngine();
-  dnnl::stream stream(engine);
-  std::vector<std::vector<char>> buffers;
-  std::unordered_map<int, memory> args;
-  auto zeros = [&](int arg, const memory::desc &d) {
-    buffers.emplace_back(d.get_size() + 64, 0);
-    auto *data = reinterpret_cast<void *>(
-        (reinterpret_cast<uintptr_t>(buffers.back().data()) + 63) &
-        ~uintptr_t(63));
-    args.insert({arg, memory(d, engine, data)});
-  };
-  zeros(DNNL_ARG_SRC, c.src);
-  zeros(DNNL_ARG_WEIGHTS, c.weights);
-  zeros(DNNL_ARG_DST, c.dst);
-  for (const auto &[arg, desc] : extra)
-    zeros(arg, desc);
-  c.conv.execute(stream, args); // warm-up: caches, pages, lazy setup
-  stream.wait();
-  double best = 1e300;
-  for (int i = 0; i < 3; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    c.conv.execute(stream, args);
-    stream.wait();
-    best = std::min(best, std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - start)
-                              .count());
-  }
-  return best;
-}
-
-/// oneDNN's implementation of `pd` to use: its first (its own pick), or
-/// with timed choice (the default) the fastest on this machine of up to
-/// four it offers for the first pick's activation layouts, reference and
-/// gemm ones aside, timed on zeros when the primitive is created
-/// (`withLayouts` makes the descriptor for those layouts). oneDNN ranks
-/// implementations by ISA and a static order, and its first pick is often
-/// not the fastest here: `jit_dw` ran MobileNetV2's depthwise convs 10-35%
-/// faster than the `brdgmm_dw` it lists first, `jit_1x1` its 32 -> 16 conv
-/// at 112x112 1.5x faster than `brgconv_1x1` (docs/onednn.md, "Timed
-/// choice"). Another pick must win by 10%; problems whose first pick takes
-/// over 1 ms a run keep it, where the timing would cost the first call
-/// more than it could save.
-/// The primitive of `pd`'s current implementation, with its layouts.
-ConvCandidate candidateOf(const dnnl::convolution_forward::primitive_desc &pd) {
-  return ConvCandidate{dnnl::convolution_forward(pd), pd.src_desc(),
-                       pd.weights_desc(), pd.dst_desc(), pd.impl_info_str()};
-}
-
-ConvCandidate chooseImplementation(
-    dnnl::convolution_forward::primitive_desc &pd,
-    const std::function<dnnl::convolution_forward::primitive_desc(
-        const memory::desc &, const memory::desc &)> &withLayouts,
-    const std::vector<std::pair<int, memory::desc>> &extra) {
-  ConvCandidate first = candidateOf(pd);
-  if (!timedChoice.load(std::memory_order_relaxed))
-    return first;
-  constexpr int kMaxCandidates = 4;
-  constexpr double kMaxFirstMs = 1.0;
-  // Another pick must beat oneDNN's by a margin: on a shared machine two
-  // kernels within a few percent swap places from run to run.
-  constexpr double kMargin = 0.9;
-  // The implementations for the activation layouts of the first pick
-  // (with `any` layouts each would pick its own, and need reorders).
-  dnnl::convolution_forward::primitive_desc fixed =
-      withLayouts(first.src, first.dst);
-  ConvCandidate best = first;
-  double bar = -1; // oneDNN's pick's time x kMargin, once timed
-  int candidates = 1;
-  do {
-    std::string name = fixed.impl_info_str();
-    if (name == first.name || name.rfind("ref", 0) == 0 ||
-        name.find("gemm") != std::string::npos ||
-        fixed.src_desc() != first.src || fixed.dst_desc() != first.dst)
-      continue;
-    if (bar < 0) {
-      // Timed only where there is something to compare it with.
-      double ms = timeConvolution(first, extra);
-      ++timedCandidates;
-      if (ms > kMaxFirstMs)
-        return first;
-      bar = ms * kMargin;
-    }
-    ConvCandidate c = candidateOf(fixed);
-    double ms = timeConvolution(c, extra);
-    ++timedCandidates;
-    ++candidates;
-    if (ms < bar) {
-      bar = ms;
-      best = std::move(c);
-    }
-  } while (candidates < kMaxCandidates && fixed.next_impl());
-  return best;
 }
 
 void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
@@ -922,29 +1003,26 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
                        descOf(dnnl::algorithm::convolution_direct), attr,
                        cpuEngine());
     // The operands beyond src, weights and dst, for timing.
-    std::vector<std::pair<int, memory::desc>> extra;
-    if (bias)
-      extra.push_back({DNNL_ARG_BIAS, biasDesc});
-    for (auto [arg, op] : binaryPostOpArgs(prog, accumulate))
-      extra.push_back({arg, channelDesc(channelDims)});
+    ExtraLayouts extra = extraLayouts(prog, accumulate, biasDesc, channelDims);
+    using ConvPd = dnnl::convolution_forward::primitive_desc;
     // Winograd is its own algorithm, with one kernel.
     std::optional<dnnl::convolution_forward::desc> fixedDesc;
-    ConvCandidate chosen =
-        winograd ? candidateOf(pd)
-                 : chooseImplementation(
-                       pd,
-                       [&](const memory::desc &s, const memory::desc &d) {
-                         srcDesc = s;
-                         dstDesc = d;
-                         // The iterator reads the op descriptor on each
-                         // next_impl(): it must outlive the search.
-                         fixedDesc.emplace(
-                             descOf(dnnl::algorithm::convolution_direct));
-                         return dnnl::convolution_forward::primitive_desc(
-                             *fixedDesc, attr, cpuEngine());
-                       },
-                       extra);
-    e.conv = chosen.conv;
+    Candidate chosen =
+        winograd
+            ? candidateOf<dnnl::convolution_forward>(pd)
+            : chooseImplementation<dnnl::convolution_forward, ConvPd>(
+                  pd,
+                  [&](const Candidate &first) {
+                    srcDesc = first.src;
+                    dstDesc = first.dst;
+                    // The iterator reads the op descriptor on each
+                    // next_impl(): it must outlive the search.
+                    fixedDesc.emplace(
+                        descOf(dnnl::algorithm::convolution_direct));
+                    return ConvPd(*fixedDesc, attr, cpuEngine());
+                  },
+                  extra, /*given=*/{}, {/*maxFirstMs=*/1.0, /*skipGemm=*/true});
+    e.conv = chosen.primitive;
     e.src = chosen.src;
     e.weights = chosen.weights;
     e.dst = chosen.dst;
@@ -996,12 +1074,9 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
   }
   memory dstMem =
       entry->reorderDst ? scratchMemory(entry->dst, Scratch::Dst) : userDst;
-  bool readsDst = accumulate;
-  for (const PostOp &op : prog.ops)
-    readsDst |= op.kind == PADDLE_ONEDNN_POST_SUM;
   if (entry->reorderSrc)
     entry->srcIn.execute(stream, userSrc, srcMem);
-  if (entry->reorderDst && readsDst)
+  if (entry->reorderDst && readsDst(prog, accumulate))
     entry->dstIn.execute(stream, userDst, dstMem);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcMem},
                                        {DNNL_ARG_WEIGHTS, weightsMem},
