@@ -11,6 +11,8 @@
 #include "paddle_runtime/runtime.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <array>
@@ -205,6 +207,54 @@ TEST(OneDnn, MatrixVectorProductsSplitRowsOverThreads) {
   }
   ASSERT_EQ(paddle_set_num_threads(saved), nullptr);
   EXPECT_EQ(paddle_onednn_primitives_created(), created);
+}
+
+TEST(OneDnn, OpenMPWorkersStayOffTheCallersCpu) {
+  // A call on 2 threads makes the OpenMP worker of the calling thread's
+  // team avoid the CPU the caller runs on (a worker woken there shared it
+  // with the caller until the next balancing tick). The test pins itself
+  // to one CPU for the call, so "the caller's CPU" is known; the worker
+  // must then be allowed elsewhere only, and run elsewhere.
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+  if (CPU_COUNT(&saved) < 2 || omp_get_proc_bind() != omp_proc_bind_false)
+    GTEST_SKIP() << "needs 2 CPUs and no OpenMP binding";
+  int first = 0;
+  while (!CPU_ISSET(first, &saved))
+    ++first;
+  // The team's worker is made before the pinning: a new thread inherits
+  // its creator's CPUs.
+  int32_t threads = paddle_get_num_threads();
+  ASSERT_EQ(paddle_set_num_threads(2), nullptr);
+#pragma omp parallel num_threads(2)
+  (void)omp_get_thread_num();
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  // Too small for the matrix-vector kernel: a oneDNN primitive.
+  const int64_t M = 8, K = 8, N = 8;
+  std::vector<float> a(M * K, 1.0f), b(K * N, 0.5f), c(M * N);
+  Memref ma(a.data(), {M, K}, {K, 1}), mb(b.data(), {K, N}, {N, 1}),
+      mc(c.data(), {M, N}, {N, 1});
+  int64_t map = pack({0, 1});
+  matmul(ma, mb, mc, map, map, map, /*accumulate=*/0);
+  EXPECT_EQ(c[0], 4.0f);
+  // The caller may run on all its CPUs again; the worker keeps its mask
+  // until a call from another CPU.
+  ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
+  int workerCpu = -1;
+  bool allowedOnCallers = true;
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 1) {
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof(mask), &mask) == 0)
+      allowedOnCallers = CPU_ISSET(first, &mask);
+    workerCpu = sched_getcpu();
+  }
+  EXPECT_FALSE(allowedOnCallers);
+  EXPECT_NE(workerCpu, first);
+  ASSERT_EQ(paddle_set_num_threads(threads), nullptr);
 }
 
 TEST(OneDnn, CachesPrimitivesByProblem) {

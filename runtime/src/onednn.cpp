@@ -20,6 +20,9 @@
 
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -148,11 +151,84 @@ Cache<dnnl::pooling_forward> &poolCache() {
   return cache;
 }
 
+/// Keeps the OpenMP workers of the calling thread's team off the CPU the
+/// caller runs on. A worker that slept (libgomp parks it after a short
+/// spin) is woken by the caller at the next parallel region, and on the
+/// 2-vCPU VM the kernel often put it on the caller's own CPU (it avoids a
+/// halted vCPU): both threads then shared one CPU until the next load
+/// balancing tick, and a 512^3 matmul on 2 threads called after a 0.25 s
+/// pause took 4-7 ms instead of 1.3 in about 4 of 10 calls (docs/onednn.md,
+/// "Threads"). Each worker's affinity is set to the caller's CPUs but its
+/// current one; that costs a sched_getcpu() per call, and syscalls only
+/// when the caller has moved. The caller itself is never pinned. Off where
+/// OpenMP binds its threads itself (OMP_PROC_BIND, GOMP_CPU_AFFINITY) and
+/// with PADDLE_ONEDNN_WORKERS_OFF_CALLER=0.
+bool workersOffCallerEnabled() {
+  static const bool enabled = [] {
+    const char *off = std::getenv("PADDLE_ONEDNN_WORKERS_OFF_CALLER");
+    if (off && std::string(off) == "0")
+      return false;
+    return omp_get_proc_bind() == omp_proc_bind_false &&
+           !std::getenv("GOMP_CPU_AFFINITY");
+  }();
+  return enabled;
+}
+
+void keepWorkersOffCaller(int32_t threads) {
+  if (threads < 2 || !workersOffCallerEnabled())
+    return;
+  // libgomp keeps one team per calling thread, and its threads across
+  // team sizes.
+  struct Worker {
+    pid_t tid;
+    cpu_set_t allowed; // its CPUs when first seen, before any change here
+  };
+  struct Team {
+    int32_t size = 0;
+    std::vector<Worker> workers, seen;
+    int lastCpu = -1;
+  };
+  thread_local Team team;
+  if (team.size != threads) {
+    std::vector<Worker> found(threads);
+#pragma omp parallel num_threads(threads)
+    {
+      Worker &w = found[omp_get_thread_num()];
+      w.tid = static_cast<pid_t>(syscall(SYS_gettid));
+      if (sched_getaffinity(0, sizeof(w.allowed), &w.allowed) != 0)
+        CPU_ZERO(&w.allowed);
+    }
+    for (Worker &w : found) {
+      auto known =
+          std::find_if(team.seen.begin(), team.seen.end(),
+                       [&](const Worker &k) { return k.tid == w.tid; });
+      if (known != team.seen.end())
+        w.allowed = known->allowed;
+      else
+        team.seen.push_back(w);
+    }
+    team.workers.assign(found.begin() + 1, found.end());
+    team.size = threads;
+    team.lastCpu = -1;
+  }
+  int cpu = sched_getcpu();
+  if (cpu < 0 || cpu == team.lastCpu)
+    return;
+  team.lastCpu = cpu;
+  for (const Worker &w : team.workers) {
+    cpu_set_t others = w.allowed;
+    CPU_CLR(cpu, &others);
+    if (CPU_COUNT(&others) > 0)
+      sched_setaffinity(w.tid, sizeof(others), &others); // gone: ESRCH
+  }
+}
+
 /// oneDNN's thread count for this call: the runtime's.
 int64_t useRuntimeThreads() {
   int32_t n = paddle_get_num_threads();
   if (omp_get_max_threads() != n)
     omp_set_num_threads(n);
+  keepWorkersOffCaller(n);
   return n;
 }
 
