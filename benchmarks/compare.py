@@ -5,7 +5,9 @@ torch.compile, IREE, and numpy / torch's oneDNN for GEMM, in one process run.
 Per workload and thread count, every peer is warmed up once, then timed for
 --reps repetitions, round-robin over the peers (the order rotates each
 repetition); median and min per peer. Each timed call follows a pause of
---gap seconds and an untimed call of the same peer: OpenMP and
+--gap seconds and an untimed call of the same peer, back to back (ours
+makes both in its worker process, with no pipe round trip between them
+that the in-process peers do not have): OpenMP and
 onnxruntime pools spin for up to ~200 ms after a call, and on 2 cores a
 peer timed inside another's spin measured 5 ms for a 0.1 ms GEMM. A peer whose warm-up call says the
 repetitions would not fit --budget seconds runs fewer (shown as n=...).
@@ -153,8 +155,9 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
                         # The previous peer's threads stop spinning; this
                         # one's wake up in the untimed call.
                         time.sleep(args.gap)
-                        p.run()
-                    dt, _ = p.run()
+                        dt, _ = common.run_after_untimed(p)
+                    else:
+                        dt, _ = p.run()
                     samples[name].append(dt)
                 except Exception as e:
                     cells[name] = _err(e)

@@ -37,6 +37,31 @@ def test_reps_within_budget():
     assert common.reps_within(60, 0.0, 10) == 10
 
 
+def test_run_after_untimed_makes_both_calls_and_returns_the_timed_one():
+    class InProcess:
+        def __init__(self):
+            self.calls = []
+
+        def run(self):
+            self.calls.append("run")
+            return len(self.calls) * 0.5, ["out"]
+
+    p = InProcess()
+    # The second call is the timed one.
+    assert common.run_after_untimed(p) == (1.0, ["out"])
+    assert p.calls == ["run", "run"]
+
+    class Worker(InProcess):
+        def run_after_untimed(self):
+            self.calls.append("both")
+            return 0.25, None
+
+    w = Worker()
+    # A worker makes both calls in one request; run() is not used.
+    assert common.run_after_untimed(w) == (0.25, None)
+    assert w.calls == ["both"]
+
+
 def test_best_peer_skips_ours_errors_and_missing():
     cells = {"ours": {"median_ms": 1.0, "min_ms": 1.0, "n": 3},
              "x": {"median_ms": 4.0, "min_ms": 3.0, "n": 3},
