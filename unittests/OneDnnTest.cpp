@@ -257,6 +257,39 @@ TEST(OneDnn, OpenMPWorkersStayOffTheCallersCpu) {
   ASSERT_EQ(paddle_set_num_threads(threads), nullptr);
 }
 
+TEST(OneDnn, CallsInsideAParallelRegionLeaveAffinitiesAlone) {
+  // A call made inside an OpenMP parallel region (its team is not the
+  // caller's own) runs, and changes no thread's CPUs.
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  int32_t threads = paddle_get_num_threads();
+  ASSERT_EQ(paddle_set_num_threads(2), nullptr);
+  const int64_t M = 8, K = 8, N = 8;
+  std::vector<float> a(M * K, 1.0f), b(K * N, 0.5f), c(M * N);
+  Memref ma(a.data(), {M, K}, {K, 1}), mb(b.data(), {K, N}, {N, 1}),
+      mc(c.data(), {M, N}, {N, 1});
+  int64_t map = pack({0, 1});
+  bool same[2] = {false, false};
+#pragma omp parallel num_threads(2)
+  {
+    int i = omp_get_thread_num();
+    cpu_set_t mine, after;
+    sched_getaffinity(0, sizeof(mine), &mine);
+    if (i == 0)
+      matmul(ma, mb, mc, map, map, map, /*accumulate=*/0);
+#pragma omp barrier
+    sched_getaffinity(0, sizeof(after), &after);
+    same[i] = CPU_EQUAL(&mine, &after);
+  }
+  EXPECT_EQ(c[0], 4.0f);
+  EXPECT_TRUE(same[0]);
+  EXPECT_TRUE(same[1]);
+  cpu_set_t after;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+  ASSERT_EQ(paddle_set_num_threads(threads), nullptr);
+}
+
 TEST(OneDnn, CachesPrimitivesByProblem) {
   std::vector<float> a(6 * 7, 1.0f), b(7 * 8, 2.0f), c(6 * 8);
   Memref ma(a.data(), {6, 7}, {7, 1}), mb(b.data(), {7, 8}, {8, 1}),

@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -175,7 +176,9 @@ bool workersOffCallerEnabled() {
 }
 
 void keepWorkersOffCaller(int32_t threads) {
-  if (threads < 2 || !workersOffCallerEnabled())
+  // Inside a parallel region (a nested call) the team is not the one
+  // below.
+  if (threads < 2 || !workersOffCallerEnabled() || omp_in_parallel())
     return;
   // libgomp keeps one team per calling thread, and its threads across
   // team sizes.
@@ -199,6 +202,8 @@ void keepWorkersOffCaller(int32_t threads) {
         CPU_ZERO(&w.allowed);
     }
     for (Worker &w : found) {
+      if (w.tid <= 0)
+        continue;
       auto known =
           std::find_if(team.seen.begin(), team.seen.end(),
                        [&](const Worker &k) { return k.tid == w.tid; });
@@ -207,7 +212,12 @@ void keepWorkersOffCaller(int32_t threads) {
       else
         team.seen.push_back(w);
     }
-    team.workers.assign(found.begin() + 1, found.end());
+    // Slots of threads OpenMP did not start keep tid 0, which would name
+    // the caller.
+    team.workers.clear();
+    for (size_t i = 1; i < found.size(); ++i)
+      if (found[i].tid > 0)
+        team.workers.push_back(found[i]);
     team.size = threads;
     team.lastCpu = -1;
   }
@@ -633,50 +643,58 @@ Candidate candidateOf(const PrimitiveDesc &pd) {
                    pd.dst_desc(), pd.impl_info_str()};
 }
 
-/// A run of `c` in ms: the best of three after a warm-up run (caches,
-/// pages, lazy setup), or the warm-up's time alone where that took over
-/// `giveUpMs`. Each operand (src, weights, dst and the bias and
-/// per-channel post-op operands `extra`) is the buffer `given` has for it
-/// where its layout is the candidate's, else zeros in a fresh buffer.
-double timeCandidate(const Candidate &c, const ExtraLayouts &extra,
-                     const std::unordered_map<int, memory> &given,
-                     double giveUpMs) {
-  dnnl::engine &engine = cpuEngine();
-  dnnl::stream stream(engine);
-  std::vector<std::vector<char>> buffers;
-  std::unordered_map<int, memory> args;
-  auto zeros = [&](int arg, const memory::desc &d) {
+/// The operands of timing runs: each (src, weights, dst and the bias and
+/// per-channel post-op operands) is the buffer `given` has for it where its
+/// layout is the candidate's, else zeros in a buffer of its own, shared by
+/// the candidates with that layout.
+class TimingOperands {
+public:
+  explicit TimingOperands(const std::unordered_map<int, memory> &given)
+      : given(given) {}
+
+  /// The arguments of a run of `c`, whose other operands are `extra`.
+  std::unordered_map<int, memory> argsOf(const Candidate &c,
+                                         const ExtraLayouts &extra) {
+    std::unordered_map<int, memory> args;
+    args.insert({DNNL_ARG_SRC, bufferOf(DNNL_ARG_SRC, c.src)});
+    args.insert({DNNL_ARG_WEIGHTS, bufferOf(DNNL_ARG_WEIGHTS, c.weights)});
+    args.insert({DNNL_ARG_DST, bufferOf(DNNL_ARG_DST, c.dst)});
+    for (const auto &[arg, desc] : extra)
+      args.insert({arg, bufferOf(arg, desc)});
+    return args;
+  }
+
+private:
+  memory bufferOf(int arg, const memory::desc &d) {
     auto it = given.find(arg);
-    if (it != given.end() && it->second.get_desc() == d) {
-      args.insert({arg, it->second});
-      return;
-    }
-    buffers.emplace_back(d.get_size() + 64, 0);
+    if (it != given.end() && it->second.get_desc() == d)
+      return it->second;
+    for (const auto &[key, m] : zeros)
+      if (key == arg && m.get_desc() == d)
+        return m;
+    storage.emplace_back(d.get_size() + 64, 0);
     auto *data = reinterpret_cast<void *>(
-        (reinterpret_cast<uintptr_t>(buffers.back().data()) + 63) &
+        (reinterpret_cast<uintptr_t>(storage.back().data()) + 63) &
         ~uintptr_t(63));
-    args.insert({arg, memory(d, engine, data)});
-  };
-  zeros(DNNL_ARG_SRC, c.src);
-  zeros(DNNL_ARG_WEIGHTS, c.weights);
-  zeros(DNNL_ARG_DST, c.dst);
-  for (const auto &[arg, desc] : extra)
-    zeros(arg, desc);
-  auto run = [&] {
-    auto start = std::chrono::steady_clock::now();
-    c.primitive.execute(stream, args);
-    stream.wait();
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now() - start)
-        .count();
-  };
-  double warmUp = run();
-  if (warmUp > giveUpMs)
-    return warmUp;
-  double best = 1e300;
-  for (int i = 0; i < 3; ++i)
-    best = std::min(best, run());
-  return best;
+    zeros.emplace_back(arg, memory(d, cpuEngine(), data));
+    return zeros.back().second;
+  }
+
+  const std::unordered_map<int, memory> &given;
+  std::vector<std::pair<int, memory>> zeros;
+  std::deque<std::vector<char>> storage;
+};
+
+/// One run of `p` on `args`, in ms.
+double timedRun(const dnnl::primitive &p,
+                const std::unordered_map<int, memory> &args) {
+  dnnl::stream stream(cpuEngine());
+  auto start = std::chrono::steady_clock::now();
+  p.execute(stream, args);
+  stream.wait();
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 /// Which of oneDNN's implementations a timed choice compares.
@@ -692,7 +710,8 @@ struct ChoiceRules {
 /// with timed choice (the default) the fastest on this machine of up to
 /// four that `alternatives(first)` offers (a primitive descriptor to
 /// iterate, with the first pick's activation layouts), reference ones
-/// aside, timed on zeros when the primitive is created. oneDNN ranks
+/// aside, timed when the primitive is created (a warm-up run each, then
+/// three rounds over all of them; TimingOperands says on what). oneDNN ranks
 /// implementations by ISA and a static order, and its first pick is often
 /// not the fastest here (docs/onednn.md, "Timed choice"):
 /// - convolutions: `jit_dw` ran MobileNetV2's depthwise convs 10-35%
@@ -710,40 +729,57 @@ Candidate chooseImplementation(
   Candidate first = candidateOf<Primitive>(pd);
   if (!timedChoice.load(std::memory_order_relaxed))
     return first;
-  constexpr int kMaxCandidates = 4;
+  constexpr size_t kMaxCandidates = 4;
+  constexpr int kRounds = 3;
   // Another pick must beat oneDNN's by a margin: on a shared machine two
   // kernels within a few percent swap places from run to run.
   constexpr double kMargin = 0.9;
   PrimitiveDesc other = alternatives(first);
-  Candidate best = first;
-  double bar = -1; // oneDNN's pick's time x kMargin, once timed
-  int candidates = 1;
+  std::vector<Candidate> all{first};
+  TimingOperands operands(given);
+  std::vector<std::unordered_map<int, memory>> args;
   do {
     std::string name = other.impl_info_str();
     if (name == first.name || name.rfind("ref", 0) == 0 ||
         (rules.skipGemm && name.find("gemm") != std::string::npos) ||
         other.src_desc() != first.src || other.dst_desc() != first.dst)
       continue;
-    if (bar < 0) {
-      // Timed only where there is something to compare it with.
-      double ms = timeCandidate(first, extra, given, 2 * rules.maxFirstMs);
-      ++timedCandidates;
-      if (ms > rules.maxFirstMs)
+    if (args.empty()) {
+      // Timed only where there is something to compare it with; the
+      // warm-up (caches, pages, lazy setup) says whether it is too big.
+      args.push_back(operands.argsOf(first, extra));
+      if (timedRun(first.primitive, args[0]) > 2 * rules.maxFirstMs) {
+        ++timedCandidates;
         return first;
-      bar = ms * kMargin;
+      }
     }
-    Candidate c = candidateOf<Primitive>(other);
-    // Its warm-up run, which pays one-time costs (gemm:jit's packing
-    // buffer: 1.8x a later run), does not count.
-    double ms = timeCandidate(c, extra, given, /*giveUpMs=*/1e300);
-    ++timedCandidates;
-    ++candidates;
-    if (ms < bar) {
-      bar = ms;
-      best = std::move(c);
+    all.push_back(candidateOf<Primitive>(other));
+    args.push_back(operands.argsOf(all.back(), extra));
+    // Its warm-up pays one-time costs (gemm:jit's packing buffer: 1.8x a
+    // later run) and does not count.
+    timedRun(all.back().primitive, args.back());
+  } while (all.size() < kMaxCandidates && other.next_impl());
+  if (all.size() == 1)
+    return first;
+  // Rounds over all candidates, each keeping its best run: a disturbance
+  // of the machine (another process's threads spinning for a while) that
+  // would slow down every run of one candidate timed after the other
+  // falls on all of them alike.
+  std::vector<double> best(all.size(), 1e300);
+  for (int round = 0; round < kRounds; ++round)
+    for (size_t i = 0; i < all.size(); ++i)
+      best[i] = std::min(best[i], timedRun(all[i].primitive, args[i]));
+  timedCandidates += static_cast<int64_t>(all.size());
+  if (best[0] > rules.maxFirstMs)
+    return first;
+  size_t chosen = 0;
+  double bar = best[0] * kMargin;
+  for (size_t i = 1; i < all.size(); ++i)
+    if (best[i] < bar) {
+      bar = best[i];
+      chosen = i;
     }
-  } while (candidates < kMaxCandidates && other.next_impl());
-  return best;
+  return all[chosen];
 }
 
 /// The layout constant 2-D matmul weights [K, N] are reordered into once:
