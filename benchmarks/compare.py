@@ -127,6 +127,11 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
                 info = p.set_threads(n) or {}
                 if "compile_s" in info and p.name not in comp:
                     comp[p.name] = info["compile_s"]
+                if args.gap > 0:
+                    # The warm-up is where a peer makes its choices (ours
+                    # times oneDNN's kernels): not while another peer's
+                    # threads still spin.
+                    time.sleep(args.gap)
                 dt, out = p.run(want_output=True)  # warm-up
                 if p.name == "torch eager":
                     ref = out
