@@ -91,6 +91,19 @@ struct Extras {
   }
 };
 
+/// The epilogue relu((x + bias[ch]) * scale[ch]), per output channel.
+void addBiasScaleRelu(Extras &e, std::vector<float> &bias,
+                      std::vector<float> &scale) {
+  int64_t channels = static_cast<int64_t>(bias.size());
+  e.operands.emplace_back(bias.data(), std::vector<int64_t>{channels},
+                          std::vector<int64_t>{1});
+  e.operands.emplace_back(scale.data(), std::vector<int64_t>{channels},
+                          std::vector<int64_t>{1});
+  e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+  e.post(PADDLE_ONEDNN_POST_MUL, 1);
+  e.post(PADDLE_ONEDNN_POST_RELU);
+}
+
 void matmul(Memref &a, Memref &b, Memref &c, int64_t aMap, int64_t bMap,
             int64_t cMap, int64_t accumulate, Extras extras = {}) {
   extras.bind(&c.unranked);
@@ -722,13 +735,7 @@ TEST(OneDnn, ConvolutionsTimeOneDnnsImplementationsToChoose) {
     paddle_memref4d_f32_t mo{
         out.data(), out.data(), 0, {1, F, H, W}, {F * H * W, 1, W * F, F}};
     Extras e;
-    e.operands.emplace_back(bias.data(), std::vector<int64_t>{F},
-                            std::vector<int64_t>{1});
-    e.operands.emplace_back(scale.data(), std::vector<int64_t>{F},
-                            std::vector<int64_t>{1});
-    e.post(PADDLE_ONEDNN_POST_BIAS, 0);
-    e.post(PADDLE_ONEDNN_POST_MUL, 1);
-    e.post(PADDLE_ONEDNN_POST_RELU);
+    addBiasScaleRelu(e, bias, scale);
     int64_t before = paddle_onednn_timed_candidates();
     conv2d(mi, mw, mo, 1, 1, 1, 1, 0, e);
     int64_t timedNow = paddle_onednn_timed_candidates() - before;
@@ -782,13 +789,7 @@ TEST(OneDnn, MatmulsWithRunTimeWeightsTimeOneDnnsImplementations) {
           mc(c.data(), {M, N}, {N, 1});
       Extras e;
       if (!accumulate) {
-        e.operands.emplace_back(bias.data(), std::vector<int64_t>{N},
-                                std::vector<int64_t>{1});
-        e.operands.emplace_back(scale.data(), std::vector<int64_t>{N},
-                                std::vector<int64_t>{1});
-        e.post(PADDLE_ONEDNN_POST_BIAS, 0);
-        e.post(PADDLE_ONEDNN_POST_MUL, 1);
-        e.post(PADDLE_ONEDNN_POST_RELU);
+        addBiasScaleRelu(e, bias, scale);
       }
       int64_t map = pack({0, 1});
       int64_t candidatesBefore = paddle_onednn_timed_candidates();

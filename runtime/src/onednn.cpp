@@ -158,12 +158,12 @@ Cache<dnnl::pooling_forward> &poolCache() {
 /// 2-vCPU VM the kernel often put it on the caller's own CPU (it avoids a
 /// halted vCPU): both threads then shared one CPU until the next load
 /// balancing tick, and a 512^3 matmul on 2 threads called after a 0.25 s
-/// pause took 4-7 ms instead of 1.3 in about 4 of 10 calls (docs/onednn.md,
-/// "Threads"). Each worker's affinity is set to the caller's CPUs but its
-/// current one; that costs a sched_getcpu() per call, and syscalls only
-/// when the caller has moved. The caller itself is never pinned. Off where
-/// OpenMP binds its threads itself (OMP_PROC_BIND, GOMP_CPU_AFFINITY) and
-/// with PADDLE_ONEDNN_WORKERS_OFF_CALLER=0.
+/// pause took 4-8 ms instead of 1.3 in 7 of 15 calls (docs/onednn.md,
+/// "Threads"). Each worker's affinity is set to the CPUs it had when first
+/// seen but the caller's current one; that costs a sched_getcpu() per
+/// call, and syscalls only when the caller has moved. The caller itself is
+/// never pinned. Off where OpenMP binds its threads itself (OMP_PROC_BIND,
+/// GOMP_CPU_AFFINITY) and with PADDLE_ONEDNN_WORKERS_OFF_CALLER=0.
 bool workersOffCallerEnabled() {
   static const bool enabled = [] {
     const char *off = std::getenv("PADDLE_ONEDNN_WORKERS_OFF_CALLER");

@@ -153,13 +153,14 @@ int64_t paddle_onednn_primitives_created(void);
 /* Of those, convolutions that use Winograd (flag bit 1), for tests. */
 int64_t paddle_onednn_winograd_primitives(void);
 
-/* Convolution implementations timed to choose among them (onednn.cpp,
- * chooseImplementation) since the process started, for tests. */
+/* Convolution and matmul implementations timed to choose among them
+ * (onednn.cpp, chooseImplementation) since the process started, for tests. */
 int64_t paddle_onednn_timed_candidates(void);
 
-/* With 0, convolutions take oneDNN's first implementation instead of the
- * fastest of its candidates timed when the primitive is created (also
- * PADDLE_ONEDNN_TIMED_CHOICE=0 at start); for tests and A/B measurements.
+/* With 0, convolutions and matmuls with a run-time B take oneDNN's first
+ * implementation instead of the fastest of its candidates timed when the
+ * primitive is created (also PADDLE_ONEDNN_TIMED_CHOICE=0 at start); for
+ * tests and A/B measurements.
  * Primitives already created keep their choice. */
 void paddle_onednn_set_timed_choice(int32_t enabled);
 
