@@ -844,6 +844,195 @@ TEST(OneDnn, ConstantWeightsAreReorderedOncePerCallSite) {
     EXPECT_FLOAT_EQ(t.out[i], -first[i]) << i;
 }
 
+/// A 1x1 conv (Cin -> C, bias, relu6) and a depthwise 3x3 conv after it
+/// (padding 1, `stride`, bias, relu6), channels-last or plain (NCHW)
+/// buffers, with the float64 reference. Not copyable: the descriptors
+/// point into it.
+struct DepthwiseCase {
+  int64_t N, Cin, C, H, W, stride, OH, OW;
+  std::vector<float> in, w, bias, dw, dwBias, out;
+  std::vector<double> expected;
+  paddle_memref4d_f32_t mi, mw, mo;
+  int64_t states[2] = {0, 0};
+  DepthwiseCase(std::array<int64_t, 5> shape, int64_t stride, bool channelsLast)
+      : N(shape[0]), Cin(shape[1]), C(shape[2]), H(shape[3]), W(shape[4]),
+        stride(stride), OH((H - 1) / stride + 1), OW((W - 1) / stride + 1),
+        in(N * Cin * H * W), w(C * Cin), bias(C), dw(C * 9), dwBias(C),
+        out(N * C * OH * OW, 7.0f), expected(out.size()) {
+    for (size_t i = 0; i < in.size(); ++i)
+      in[i] = std::sin(0.37 * i) * 3;
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = std::cos(0.11 * i);
+    for (size_t i = 0; i < dw.size(); ++i)
+      dw[i] = std::sin(0.23 * i + 1) / 2;
+    for (int64_t c = 0; c < C; ++c) {
+      bias[c] = 0.1f * (c % 7) - 0.3f;
+      dwBias[c] = 0.5f - 0.05f * c;
+    }
+    auto layout = [&](float *data, int64_t c, int64_t h, int64_t w) {
+      paddle_memref4d_f32_t m{data, data, 0, {N, c, h, w}, {}};
+      int64_t nhwc[4] = {c * h * w, 1, w * c, c},
+              nchw[4] = {c * h * w, h * w, w, 1};
+      std::copy(channelsLast ? nhwc : nchw, (channelsLast ? nhwc : nchw) + 4,
+                m.strides);
+      return m;
+    };
+    mi = layout(in.data(), Cin, H, W);
+    mw = dense4d(w, {C, Cin, 1, 1});
+    mo = layout(out.data(), C, OH, OW);
+  }
+  DepthwiseCase(const DepthwiseCase &) = delete;
+
+  static int64_t at(const paddle_memref4d_f32_t &m, int64_t n, int64_t c,
+                    int64_t y, int64_t x) {
+    return n * m.strides[0] + c * m.strides[1] + y * m.strides[2] +
+           x * m.strides[3];
+  }
+
+  void computeExpected() {
+    auto relu6 = [](double v) { return std::min(std::max(v, 0.0), 6.0); };
+    std::vector<double> middle(N * C * H * W);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t y = 0; y < H; ++y)
+          for (int64_t x = 0; x < W; ++x) {
+            double sum = bias[c];
+            for (int64_t k = 0; k < Cin; ++k)
+              sum += double(in[at(mi, n, k, y, x)]) * w[c * Cin + k];
+            middle[((n * C + c) * H + y) * W + x] = relu6(sum);
+          }
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t oy = 0; oy < OH; ++oy)
+          for (int64_t ox = 0; ox < OW; ++ox) {
+            double sum = dwBias[c];
+            for (int64_t i = 0; i < 3; ++i)
+              for (int64_t j = 0; j < 3; ++j) {
+                int64_t y = oy * stride + i - 1, x = ox * stride + j - 1;
+                if (y >= 0 && y < H && x >= 0 && x < W)
+                  sum += middle[((n * C + c) * H + y) * W + x] *
+                         dw[c * 9 + i * 3 + j];
+              }
+            expected[at(mo, n, c, oy, ox)] = relu6(sum);
+          }
+  }
+
+  /// Runs the call: bias, relu6, depthwise (filter e1), its bias (e2),
+  /// relu6, with `flags`; `stateWords` of the two states.
+  void run(int64_t flags, int64_t stateWords = 2) {
+    Extras e;
+    e.program[0] = flags;
+    e.operands.emplace_back(bias.data(), std::vector<int64_t>{C},
+                            std::vector<int64_t>{1});
+    e.operands.emplace_back(dw.data(), std::vector<int64_t>{C, 1, 1, 3, 3},
+                            std::vector<int64_t>{9, 9, 9, 3, 1});
+    e.operands.emplace_back(dwBias.data(), std::vector<int64_t>{C},
+                            std::vector<int64_t>{1});
+    e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+    e.post(PADDLE_ONEDNN_POST_CLIP, -1, 0.0, 6.0);
+    e.post(PADDLE_ONEDNN_POST_DEPTHWISE, 1, double(stride));
+    e.post(PADDLE_ONEDNN_POST_BIAS, 2);
+    e.post(PADDLE_ONEDNN_POST_CLIP, -1, 0.0, 6.0);
+    Memref fallback(out.data(), {1}, {1});
+    e.bind(&fallback.unranked);
+    Memref stateRef(reinterpret_cast<float *>(states), {stateWords}, {1});
+    std::fill(out.begin(), out.end(), 7.0f);
+    _mlir_ciface_paddle_onednn_conv2d(
+        &mi, &mw, &mo, e.slots[0], e.slots[1], e.slots[2], e.slots[3],
+        &stateRef.unranked, &e.programRef.unranked, 1, 1, 1, 1, 0, 0, 0, 0, 0);
+  }
+
+  void check(const std::string &what) {
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_NEAR(out[i], expected[i], 1e-4) << what << " element " << i;
+  }
+};
+
+TEST(OneDnn, Conv2DRunsADepthwisePostOpInStripsOfRows) {
+  // Against the float64 reference: strides 1 and 2, odd and even sizes, a
+  // batch, channels-last and plain buffers, constant (cached) and per-call
+  // weights; in one strip (no budget), strips of one output row (carrying
+  // 3 - stride input rows from strip to strip) and of a few rows.
+  constexpr int64_t kConstant = PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS |
+                                PADDLE_ONEDNN_FLAG_CONSTANT_DEPTHWISE_WEIGHTS;
+  for (std::array<int64_t, 5> shape :
+       {std::array<int64_t, 5>{2, 5, 20, 9, 7},
+        std::array<int64_t, 5>{1, 24, 144, 56, 56}})
+    for (int64_t stride : {1, 2})
+      for (bool channelsLast : {true, false})
+        for (int64_t budgetRows : {0, 1, 8})
+          for (int64_t flags : {int64_t(0), kConstant}) {
+            DepthwiseCase t(shape, stride, channelsLast);
+            t.computeExpected();
+            int64_t rowBytes = t.W * t.C * int64_t(sizeof(float));
+            paddle_onednn_set_depthwise_strip_bytes(budgetRows * rowBytes);
+            // Strips of 1 output row, of (8 - 3) / stride + 1, or all rows.
+            int64_t rows = budgetRows == 0   ? t.OH
+                           : budgetRows == 1 ? 1
+                                             : (budgetRows - 3) / stride + 1;
+            std::string what = "shape " + std::to_string(shape[3]) +
+                               " stride " + std::to_string(stride) +
+                               (channelsLast ? " nhwc" : " nchw") + " rows " +
+                               std::to_string(rows) + " flags " +
+                               std::to_string(flags);
+            int64_t calls = paddle_onednn_depthwise_calls(),
+                    strips = paddle_onednn_depthwise_strip_calls();
+            for (int call = 0; call < 2; ++call) {
+              t.run(flags);
+              t.check(what);
+            }
+            EXPECT_EQ(paddle_onednn_depthwise_calls() - calls, 2) << what;
+            EXPECT_EQ(paddle_onednn_depthwise_strip_calls() - strips,
+                      rows < t.OH ? 2 : 0)
+                << what;
+            if (flags) {
+              // A new module's constants at the same addresses (states
+              // 0): the cache must serve neither old one, for any strip.
+              for (float &v : t.dw)
+                v = -v;
+              for (float &v : t.w)
+                v = v / 2;
+              t.computeExpected();
+              t.states[0] = t.states[1] = 0;
+              t.run(flags);
+              t.check(what + " refreshed constants");
+            }
+          }
+  paddle_onednn_set_depthwise_strip_bytes(768 << 10);
+}
+
+TEST(OneDnn, DepthwisePostOpErrorsNameWhatIsWrong) {
+  static DepthwiseCase *t = nullptr;
+  static int64_t flags = 0, stateWords = 2;
+  auto body = [](void **) { t->run(flags, stateWords); };
+  {
+    DepthwiseCase c({1, 2, 3, 4, 5}, 1, true);
+    t = &c;
+    flags = PADDLE_ONEDNN_FLAG_CONSTANT_DEPTHWISE_WEIGHTS;
+    stateWords = 1;
+    std::string message = invokeError(+body).second;
+    EXPECT_NE(message.find("too few words for its constant depthwise filter"),
+              std::string::npos)
+        << message;
+  }
+  {
+    // An output of the 1x1 conv's size, not the depthwise conv's.
+    DepthwiseCase c({1, 2, 3, 4, 5}, 2, true);
+    c.mo.sizes[2] = 4;
+    c.mo.sizes[3] = 5;
+    c.out.resize(4 * 5 * 3);
+    c.mo.allocated = c.mo.aligned = c.out.data();
+    t = &c;
+    flags = 0;
+    stateWords = 2;
+    std::string message = invokeError(+body).second;
+    EXPECT_NE(message.find("the output is [1, 3, 4, 5], the depthwise "
+                           "post-op makes [1, 3, 2, 3]"),
+              std::string::npos)
+        << message;
+  }
+}
+
 TEST(OneDnn, MatmulFusesBiasAndGelu) {
   // c[m, n] = gelu(sum_k a[m, k] b[k, n] + bias[n]) with constant b.
   const int64_t M = 3, K = 4, N = 5;

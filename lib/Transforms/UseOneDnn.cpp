@@ -1210,6 +1210,60 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     return global;
   }
 
+  /// A call site's post-op program (a constant i64 global) and its state
+  /// (`stateWords` mutable i64 words, zero when loaded; onednn.h).
+  std::pair<memref::GlobalOp, memref::GlobalOp>
+  addProgramAndState(ModuleOp module, ArrayRef<int64_t> program,
+                     int64_t stateWords) {
+    Type i64 = IntegerType::get(module.getContext(), 64);
+    auto programType = MemRefType::get({(int64_t)program.size()}, i64);
+    memref::GlobalOp programGlobal = addGlobal(
+        module, "__paddle_onednn_program", programType,
+        DenseIntElementsAttr::get(
+            RankedTensorType::get(programType.getShape(), i64), program),
+        /*constant=*/true);
+    auto stateType = MemRefType::get({stateWords}, i64);
+    SmallVector<int64_t> zeros(stateWords, 0);
+    memref::GlobalOp state = addGlobal(
+        module, "__paddle_onednn_state", stateType,
+        DenseIntElementsAttr::get(RankedTensorType::get({stateWords}, i64),
+                                  ArrayRef<int64_t>(zeros)),
+        /*constant=*/false);
+    return {programGlobal, state};
+  }
+
+  /// Appends a call's extra operands (`extras` as unranked f32 memrefs,
+  /// the unused slots a dummy, so that activations have no uses the
+  /// kernels do not read: storeChannelsLast), its state and its program.
+  void appendExtrasAndGlobals(OpBuilder &b, Location loc, ModuleOp module,
+                              SmallVectorImpl<Value> &args,
+                              ArrayRef<Value> extras, memref::GlobalOp state,
+                              memref::GlobalOp program) {
+    MLIRContext *ctx = module.getContext();
+    Type unrankedF32 = dynamicType(ctx, -1);
+    Value unusedArg;
+    for (int i = 0; i < PADDLE_ONEDNN_MAX_OPERANDS; ++i) {
+      if (i < (int)extras.size()) {
+        Value v = extras[i];
+        args.push_back(v.getType() == unrankedF32
+                           ? v
+                           : memref::CastOp::create(b, loc, unrankedF32, v));
+        continue;
+      }
+      if (!unusedArg)
+        unusedArg = memref::CastOp::create(b, loc, unrankedF32,
+                                           unusedOperand(module, b, loc));
+      args.push_back(unusedArg);
+    }
+    Type unrankedI64 =
+        UnrankedMemRefType::get(IntegerType::get(ctx, 64), Attribute());
+    for (memref::GlobalOp global : {state, program}) {
+      Value get = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                              global.getSymName());
+      args.push_back(memref::CastOp::create(b, loc, unrankedI64, get));
+    }
+  }
+
   /// Whether `op` is a conv oneDNN may run as Winograd: 3x3, stride and
   /// dilation 1, not grouped, at least 64 input and output channels (the
   /// ResNet shapes where its Winograd kernels measured 1.2-2.5x faster than
@@ -1537,19 +1591,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
                         llvm::bit_cast<int64_t>(p.beta)});
     }
     MLIRContext *ctx = module.getContext();
-    Type i64 = IntegerType::get(ctx, 64);
-    auto programType = MemRefType::get({(int64_t)program.size()}, i64);
-    memref::GlobalOp programGlobal = addGlobal(
-        module, "__paddle_onednn_program", programType,
-        DenseIntElementsAttr::get(
-            RankedTensorType::get(programType.getShape(), i64), program),
-        /*constant=*/true);
-    auto stateType = MemRefType::get({1}, i64);
-    memref::GlobalOp state =
-        addGlobal(module, "__paddle_onednn_state", stateType,
-                  DenseIntElementsAttr::get(RankedTensorType::get({1}, i64),
-                                            ArrayRef<int64_t>{0}),
-                  /*constant=*/false);
+    auto [programGlobal, state] = addProgramAndState(module, program, 1);
 
     // A fused call goes where the generic was: its output may be defined
     // after the op (only ops without memory effects are in between).
@@ -1570,27 +1612,10 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       operands.push_back(output);
     for (auto [v, rank] : llvm::zip(operands, ranks))
       args.push_back(memref::CastOp::create(b, loc, dynamicType(ctx, rank), v));
-    Type unrankedF32 = dynamicType(ctx, -1);
-    // Unused slots get a dummy, so that activations have no uses the
-    // kernels do not read (storeChannelsLast).
-    Value unusedArg;
-    for (int i = 0; i < PADDLE_ONEDNN_MAX_OPERANDS; ++i) {
-      if (epilogue && i < (int)epilogue->operands.size()) {
-        args.push_back(
-            memref::CastOp::create(b, loc, unrankedF32, epilogue->operands[i]));
-        continue;
-      }
-      if (!unusedArg)
-        unusedArg = memref::CastOp::create(b, loc, unrankedF32,
-                                           unusedOperand(module, b, loc));
-      args.push_back(unusedArg);
-    }
-    Type unrankedI64 = UnrankedMemRefType::get(i64, Attribute());
-    for (memref::GlobalOp global : {state, programGlobal}) {
-      Value get = memref::GetGlobalOp::create(b, loc, global.getType(),
-                                              global.getSymName());
-      args.push_back(memref::CastOp::create(b, loc, unrankedI64, get));
-    }
+    appendExtrasAndGlobals(b, loc, module, args,
+                           epilogue ? ArrayRef<Value>(epilogue->operands)
+                                    : ArrayRef<Value>(),
+                           state, programGlobal);
     for (int64_t p : params)
       args.push_back(arith::ConstantIntOp::create(b, loc, p, 64));
     args.push_back(arith::ConstantIntOp::create(b, loc, init.zero ? 0 : 1, 64));
@@ -1680,6 +1705,218 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     fill->erase();
     if (pad)
       pad->pad.erase();
+    return success();
+  }
+
+  /// The call's constant i64 operands from `first` on; nullopt where one
+  /// is not a constant.
+  static std::optional<SmallVector<int64_t>> constantParams(func::CallOp call,
+                                                            unsigned first) {
+    SmallVector<int64_t> params;
+    for (Value v : call.getOperands().drop_front(first)) {
+      std::optional<int64_t> c = getConstantIntValue(v);
+      if (!c)
+        return std::nullopt;
+      params.push_back(*c);
+    }
+    return params;
+  }
+
+  static Value withoutCasts(Value v) {
+    while (auto cast = v.getDefiningOp<memref::CastOp>())
+      v = cast.getSource();
+    return v;
+  }
+
+  /// The post-op program a conv call passes (operand 8, a constant
+  /// global), or nullopt.
+  std::optional<SmallVector<int64_t>> programOf(func::CallOp call) {
+    auto get =
+        withoutCasts(call.getOperand(8)).getDefiningOp<memref::GetGlobalOp>();
+    auto global =
+        get ? symbols->lookup<memref::GlobalOp>(get.getName()) : nullptr;
+    auto value = global ? dyn_cast_or_null<DenseIntElementsAttr>(
+                              global.getInitialValueAttr())
+                        : nullptr;
+    if (!value || !global.getConstant())
+      return std::nullopt;
+    SmallVector<int64_t> words;
+    for (const APInt &v : value.getValues<APInt>())
+      words.push_back(v.getSExtValue());
+    if (words.size() < 2 || words[1] < 0 ||
+        words.size() != size_t(2 + 4 * words[1]))
+      return std::nullopt;
+    return words;
+  }
+
+  /// Whether a program's post-ops are a bias (first) and eltwise kinds
+  /// only, what a depthwise post-op allows on either side of it.
+  static bool onlyBiasAndEltwise(ArrayRef<int64_t> program) {
+    for (int64_t i = 0; i < program[1]; ++i) {
+      int64_t kind = program[2 + 4 * i];
+      if (kind == PADDLE_ONEDNN_POST_BIAS ? i != 0
+                                          : kind > PADDLE_ONEDNN_POST_GELU_TANH)
+        return false;
+    }
+    return true;
+  }
+
+  /// Erases the casts, reshapes, constants and global gets that `roots`
+  /// come from where nothing uses them any more, and the globals nothing
+  /// else refers to then (the program and state of an erased call).
+  void eraseDeadViews(ModuleOp module, ArrayRef<Value> roots) {
+    SmallVector<Operation *> worklist;
+    for (Value v : roots)
+      if (Operation *op = v.getDefiningOp())
+        worklist.push_back(op);
+    llvm::SmallPtrSet<Operation *, 16> erased;
+    llvm::SetVector<StringAttr> globals;
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (erased.contains(op) || !op->use_empty() ||
+          !isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+               memref::GetGlobalOp, arith::ConstantOp>(op))
+        continue;
+      if (auto get = dyn_cast<memref::GetGlobalOp>(op))
+        globals.insert(get.getNameAttr().getAttr());
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          worklist.push_back(def);
+      erased.insert(op);
+      op->erase();
+    }
+    for (StringAttr name : globals) {
+      auto global = symbols->lookup<memref::GlobalOp>(name);
+      if (global && global != unused &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        symbols->erase(global);
+    }
+  }
+
+  /// Folds the depthwise 3x3 conv call `dw` into the 1x1 conv call that
+  /// alone writes its input (PADDLE_ONEDNN_POST_DEPTHWISE), where both are
+  /// of the forms onednn.h allows; otherwise leaves both.
+  LogicalResult foldDepthwise(ModuleOp module, func::CallOp dw) {
+    // stride_h, stride_w, dilations, padding top, left, bottom, right,
+    // accumulate.
+    std::optional<SmallVector<int64_t>> dwParams = constantParams(dw, 9);
+    if (!dwParams || dwParams->size() != 9)
+      return success();
+    int64_t stride = (*dwParams)[0];
+    if ((stride != 1 && stride != 2) ||
+        ArrayRef<int64_t>(*dwParams) !=
+            ArrayRef<int64_t>{stride, stride, 1, 1, 1, 1, 1, 1, 0})
+      return success();
+    Value filter = withoutCasts(dw.getOperand(1));
+    auto filterType = dyn_cast<MemRefType>(filter.getType());
+    auto input =
+        withoutCasts(dw.getOperand(0)).getDefiningOp<memref::ExpandShapeOp>();
+    // The output: the NCHW buffer the grouped form expands, or a grouped
+    // buffer of its own (collapsed below).
+    Value output = withoutCasts(dw.getOperand(2));
+    auto outputExpand = output.getDefiningOp<memref::ExpandShapeOp>();
+    auto outputType = dyn_cast<MemRefType>(output.getType());
+    if (!filterType || !filterType.hasStaticShape() ||
+        !filterType.getLayout().isIdentity() || !input ||
+        input.getReassociationIndices() != groupReassociation() || !outputType)
+      return success();
+    if (outputExpand
+            ? outputExpand.getReassociationIndices() != groupReassociation()
+            : outputType.getRank() != 5 || outputType.getDimSize(2) != 1 ||
+                  !outputType.getLayout().isIdentity())
+      return success();
+    int64_t channels = filterType.getDimSize(0);
+    if (filterType.getShape() != ArrayRef<int64_t>{channels, 1, 1, 3, 3})
+      return success();
+    // The 1x1 result: a buffer of this function's own that the 1x1 call
+    // writes and the depthwise call reads, and nothing else uses (memory
+    // planning overlaps no other live buffer with it).
+    Value middle = input.getSrc();
+    if (!isOwnBuffer(middle))
+      return success();
+    func::CallOp conv;
+    for (Operation *user : middle.getUsers()) {
+      if (user == input.getOperation() || isa<memref::DeallocOp>(user))
+        continue;
+      auto cast = dyn_cast<memref::CastOp>(user);
+      auto call = cast && cast->hasOneUse()
+                      ? dyn_cast<func::CallOp>(*cast->user_begin())
+                      : func::CallOp();
+      if (!call || conv || call.getCallee() != kConv2D ||
+          call.getOperand(2) != cast.getResult())
+        return success();
+      conv = call;
+    }
+    if (!conv || conv->getBlock() != dw->getBlock() ||
+        !conv->isBeforeInBlock(dw) ||
+        !llvm::all_of(input->getUsers(), [&](Operation *u) {
+          return u->hasOneUse() && *u->user_begin() == dw;
+        }))
+      return success();
+    std::optional<SmallVector<int64_t>> convParams = constantParams(conv, 9);
+    auto weightsType =
+        dyn_cast<MemRefType>(withoutCasts(conv.getOperand(1)).getType());
+    if (!convParams ||
+        ArrayRef<int64_t>(*convParams) !=
+            ArrayRef<int64_t>{1, 1, 1, 1, 0, 0, 0, 0, 0} ||
+        !weightsType || weightsType.getRank() != 4 ||
+        weightsType.getDimSize(0) != channels ||
+        weightsType.getDimSize(2) != 1 || weightsType.getDimSize(3) != 1)
+      return success();
+    std::optional<SmallVector<int64_t>> first = programOf(conv),
+                                        second = programOf(dw);
+    if (!first || !second || !onlyBiasAndEltwise(*first) ||
+        !onlyBiasAndEltwise(*second) ||
+        ((*first)[0] | (*second)[0]) & PADDLE_ONEDNN_FLAG_WINOGRAD)
+      return success();
+
+    // The fused program: the 1x1 call's post-ops, the depthwise one, the
+    // depthwise call's; extra operands in that order.
+    MLIRContext *ctx = module.getContext();
+    OpBuilder b(dw);
+    Location loc = dw.getLoc();
+    Type unrankedF32 = dynamicType(ctx, -1);
+    SmallVector<Value> extras;
+    SmallVector<int64_t> program{
+        ((*first)[0] & PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS) |
+            (isConstantWeights(filter)
+                 ? PADDLE_ONEDNN_FLAG_CONSTANT_DEPTHWISE_WEIGHTS
+                 : 0),
+        (*first)[1] + 1 + (*second)[1]};
+    auto append = [&](ArrayRef<int64_t> words, func::CallOp call) {
+      for (int64_t i = 0; i < words[1]; ++i) {
+        SmallVector<int64_t> op(words.slice(2 + 4 * i, 4));
+        if (op[0] == PADDLE_ONEDNN_POST_BIAS) {
+          extras.push_back(call.getOperand(3 + op[1]));
+          op[1] = extras.size() - 1;
+        }
+        program.append(op);
+      }
+    };
+    append(*first, conv);
+    extras.push_back(memref::CastOp::create(b, loc, unrankedF32, filter));
+    program.append({PADDLE_ONEDNN_POST_DEPTHWISE, int64_t(extras.size() - 1),
+                    llvm::bit_cast<int64_t>(double(stride)), 0});
+    append(*second, dw);
+    // At most a bias on either side and the filter.
+    assert(extras.size() <= PADDLE_ONEDNN_MAX_OPERANDS);
+    // Two state words: the 1x1 weights' and the depthwise filter's.
+    auto [programGlobal, state] = addProgramAndState(module, program, 2);
+    Value nchw = outputExpand ? outputExpand.getSrc()
+                              : memref::CollapseShapeOp::create(
+                                    b, loc, output, groupReassociation());
+    SmallVector<Value> args{
+        conv.getOperand(0), conv.getOperand(1),
+        memref::CastOp::create(b, loc, dynamicType(ctx, 4), nchw)};
+    appendExtrasAndGlobals(b, loc, module, args, extras, state, programGlobal);
+    for (int64_t p : *convParams)
+      args.push_back(arith::ConstantIntOp::create(b, loc, p, 64));
+    func::CallOp::create(b, loc, conv.getCallee(), conv.getResultTypes(), args);
+    SmallVector<Value> dead(dw.getOperands());
+    dead.append(conv.getOperands().begin() + 2, conv.getOperands().end());
+    dw.erase();
+    conv.erase();
+    eraseDeadViews(module, dead);
     return success();
   }
 
@@ -1796,6 +2033,22 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       }
       if (failed(result))
         return signalPassFailure();
+    }
+    if (fuseDepthwise) {
+      SmallVector<func::CallOp> depthwise;
+      module.walk([&](func::CallOp call) {
+        if (call.getCallee() == kConv2DGrouped)
+          depthwise.push_back(call);
+      });
+      for (func::CallOp call : depthwise)
+        if (failed(foldDepthwise(module, call)))
+          return signalPassFailure();
+      // Its declaration, where every call folded.
+      // (Declared outside `symbols`, as every runtime function is.)
+      auto decl = dyn_cast_or_null<func::FuncOp>(
+          SymbolTable::lookupSymbolIn(module, kConv2DGrouped));
+      if (decl && SymbolTable::symbolKnownUseEmpty(decl, module))
+        decl.erase();
     }
     if (channelsLast) {
       MLIRContext *ctx = module.getContext();

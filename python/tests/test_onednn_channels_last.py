@@ -42,6 +42,19 @@ def program_flags(ir):
         r"@__paddle_onednn_program\w* : memref<\d+xi64> = dense<\[(\d+),", ir)]
 
 
+def depthwise_post_ops(ir):
+    """The (operand, stride) of every depthwise post-op (kind 13) in the
+    post-op programs of `ir` (after paddle-use-onednn)."""
+    found = []
+    for m in re.finditer(r"@__paddle_onednn_program\w* : memref<\d+xi64> = dense<\[([-\d, ]+)\]>", ir):
+        words = [int(w) for w in m.group(1).split(",")]
+        for i in range(words[1]):
+            kind, operand, alpha = words[2 + 4 * i:5 + 4 * i]
+            if kind == 13:
+                found.append((operand, np.array([alpha], np.int64).view(np.float64)[0]))
+    return found
+
+
 def resnet_blocks_module(rng, c, hw, blocks):
     """`blocks` ResNet basic blocks (3x3 conv + bias + relu, 3x3 conv +
     bias + the block's input, relu) with constant weights, and their
@@ -111,13 +124,17 @@ def test_resnet_blocks(tmp_path, rng, c, hw):
     (16, 6, 24, 15, 2),  # downsampling block, odd size
 ])
 def test_inverted_residual(tmp_path, rng, c_in, expand, c_out, hw, stride):
-    """MobileNetV2's block: the expanded activation (read by the depthwise
-    conv through its [N, G, 1, H, W] view) and the depthwise output (read by
-    the projection through the NCHW collapse) are channels-last; the input
-    and the result are the caller's and stay plain."""
+    """MobileNetV2's block: the depthwise conv folds into the expanding 1x1
+    conv's call as a depthwise post-op (its filter is extra operand 1, after
+    the 1x1 bias), so the expanded activation is never stored; the
+    depthwise output (read by the projection through the NCHW collapse) is
+    channels-last; the input and the result are the caller's and stay
+    plain."""
     text, ref, _ = block_module(rng, c_in, expand, c_out, hw, stride, zero_bias=False)
     found, ir = channels_last_buffers(text)
-    assert len(found) == 2, (found, ir)
+    assert depthwise_post_ops(ir) == [(1, float(stride))], ir
+    assert "call @paddle_onednn_conv2d_grouped" not in ir
+    assert len(found) == 1, (found, ir)
     x = uniform(rng, (1, c_in, hw, hw))
     (out,) = run_module(tmp_path, text, [x], extra_args=["--library=onednn"])
     close(out, ref(x))

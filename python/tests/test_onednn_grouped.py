@@ -8,11 +8,13 @@ constants): a 1x1 expand conv + bias + relu6, a padded 3x3 depthwise conv
 residual where the block keeps its shape. It runs through paddle-run with
 --library=onednn and --library=none against a float64 numpy reference
 (rtol 1e-4, atol 1e-4 times the largest reference magnitude: sums of up to
-~100 products of values in [-1, 1]). The lowered IR must hold one post-op
-program per conv with the expected post-op counts, so the test fails when
-an epilogue stays a separate loop: the relu6 read only by the next conv's
-padding, the depthwise epilogue; and that it stays one where fusing would
-be wrong (below). The NCHW-collapse form with a per-channel bias is
+~100 products of values in [-1, 1]). The lowered IR must hold the
+expected post-op programs, so the test fails when an epilogue stays a
+separate loop (the relu6 read only by the next conv's padding, the
+depthwise epilogue) or the depthwise conv does not fold into the expand
+conv's call as a depthwise post-op (fuse-depthwise; then the expanded
+activation is never stored); and that an epilogue stays a loop where
+fusing would be wrong (below). The NCHW-collapse form with a per-channel bias is
 checked on its own (test_grouped_per_channel_scale and the lit test
 paddle-use-onednn-grouped.mlir).
 """
@@ -21,7 +23,7 @@ import numpy as np
 import pytest
 from paddle_testing import run_module, tensor_type
 from test_onednn import close, lowered, uniform
-from test_onednn_postops import program_counts
+from test_onednn_postops import program_counts, programs
 from test_weights import constant
 
 
@@ -98,14 +100,15 @@ def block_module(rng, c_in, expand, c_out, hw, stride, zero_bias):
         p = conv_ref(d, ws["wp"]) + bias4(bias["bp"])
         return p + x if residual else p
 
-    # Post-ops per conv, in the order the programs appear in the lowered
-    # module (the pass adds each call's globals at the top: last call
-    # first). Projection: bias (+ sum); expand: bias + clip (a zero bias
-    # is an add of 0.0, which merges away). The depthwise conv's bias and
-    # relu6 fuse too: its padding is oneDNN's (the padded copy, whose
-    # bytes the epilogue's output could be planned over, is gone).
+    # Post-ops per call, in the order the programs appear in the lowered
+    # module (the pass adds each call's globals at the top: the last made
+    # first). The depthwise conv folds into the expand conv's call (a
+    # depthwise post-op, made after every conv is replaced): expand bias +
+    # clip, the depthwise post-op, its bias + clip (a zero bias is an add
+    # of 0.0, which merges away; the depthwise padding is oneDNN's). Then
+    # the projection: bias (+ sum).
     b = 0 if zero_bias else 1
-    counts = [b + (1 if residual else 0), b + 1, b + 1]
+    counts = [(b + 1) + 1 + (b + 1), b + (1 if residual else 0)]
     return text, ref, counts
 
 
@@ -118,8 +121,14 @@ def block_module(rng, c_in, expand, c_out, hw, stride, zero_bias):
 def test_inverted_residual_fused(tmp_path, rng, c_in, expand, c_out, hw, stride, zero_bias):
     text, ref, counts = block_module(rng, c_in, expand, c_out, hw, stride, zero_bias)
     ir = lowered(text, "onednn")
-    assert "paddle_onednn_conv2d_grouped" in ir
+    assert "paddle_onednn_conv2d_grouped" not in ir
     assert program_counts(ir) == counts, program_counts(ir)
+    # The depthwise post-op (kind 13) after the expand conv's, stride as a
+    # double.
+    fused = programs(ir)[0]
+    at = 2 + 4 * (1 if zero_bias else 2)
+    assert fused[at] == 13, fused
+    assert np.array(fused[at + 2], np.int64).view(np.float64) == stride, fused
     x = uniform(rng, (1, c_in, hw, hw))
     expected = ref(x)
     for library in ["onednn", "none"]:

@@ -82,16 +82,26 @@ def program_counts(text):
     """Post-op counts of the oneDNN calls' programs in lowered IR. The
     programs are i64 arrays (flags, count, ...); paddle-flatten-constant-globals
     turns them into byte globals, so both forms are read."""
-    counts = []
-    for m in re.finditer(r"@__paddle_onednn_program\w*\(dense<\[([-\d, ]+)\]> : tensor<\d+x(i\d+)>",
-                         text):
-        values = [int(v) for v in m.group(1).split(",")]
-        if m.group(2) == "i8":
-            raw = bytes(v & 0xFF for v in values)
-            values = [int.from_bytes(raw[i:i + 8], "little", signed=True)
-                      for i in range(0, len(raw), 8)]
-        counts.append(values[1])
-    return counts
+    return [p[1] for p in programs(text)]
+
+
+def programs(text):
+    """The programs (i64 words) of the oneDNN calls in lowered IR, in the
+    order of the module. Large byte globals print as hex strings, which
+    are read too."""
+    found = []
+    for m in re.finditer(r"@__paddle_onednn_program\w*\(dense<(?:\[([-\d, ]+)\]|\"0x([0-9A-Fa-f]+)\")>"
+                         r" : tensor<\d+x(i\d+)>", text):
+        if m.group(2):
+            raw = bytes.fromhex(m.group(2))
+        elif m.group(3) == "i8":
+            raw = bytes(int(v) & 0xFF for v in m.group(1).split(","))
+        else:
+            found.append([int(v) for v in m.group(1).split(",")])
+            continue
+        found.append([int.from_bytes(raw[i:i + 8], "little", signed=True)
+                      for i in range(0, len(raw), 8)])
+    return found
 
 
 def epilogue_module(kind, name, body, rng):

@@ -58,7 +58,7 @@ dnnl::engine &cpuEngine() {
 
 /// The temporaries of one call: activations in the primitive's layout,
 /// weights reordered for this call only.
-enum class Scratch { Src, Dst, Weights, Count };
+enum class Scratch { Src, Dst, Weights, Middle, Count };
 
 /// `desc`'s memory in this thread's buffer for `slot`, kept across calls.
 /// A fresh buffer per call (oneDNN's own allocation) is one mmap and a page
@@ -86,6 +86,16 @@ memory scratchMemory(const memory::desc &desc, Scratch slot) {
 
 std::atomic<int64_t> primitivesCreated{0};
 std::atomic<int64_t> winogradPrimitives{0};
+std::atomic<int64_t> depthwiseCalls{0};
+std::atomic<int64_t> depthwiseStripCalls{0};
+/// The most bytes of the 1x1 result one strip of a call with a depthwise
+/// post-op may take: within one core's L2 (1 MiB on this Zen 4) with room
+/// for the weights and the strip's input and output rows
+/// (PADDLE_ONEDNN_DEPTHWISE_STRIP_BYTES at start, for A/B measurements).
+std::atomic<int64_t> depthwiseStripBytes{[] {
+  const char *v = std::getenv("PADDLE_ONEDNN_DEPTHWISE_STRIP_BYTES");
+  return v && *v ? std::strtoll(v, nullptr, 10) : int64_t(768) << 10;
+}()};
 std::atomic<int64_t> timedCandidates{0};
 std::atomic<bool> timedChoice{[] {
   const char *v = std::getenv("PADDLE_ONEDNN_TIMED_CHOICE");
@@ -262,7 +272,10 @@ struct PostOp {
 struct Program {
   bool constantWeights = false;
   bool winograd = false;
+  bool constantDepthwiseWeights = false;
   std::vector<PostOp> ops;
+  /// The index of the depthwise post-op in `ops`, or -1.
+  int64_t depthwise = -1;
 };
 
 double doubleOf(int64_t bits) {
@@ -290,6 +303,8 @@ Program readProgram(const paddle_unranked_memref_t &m) {
   Program p;
   p.constantWeights = at(0) & PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS;
   p.winograd = at(0) & PADDLE_ONEDNN_FLAG_WINOGRAD;
+  p.constantDepthwiseWeights =
+      at(0) & PADDLE_ONEDNN_FLAG_CONSTANT_DEPTHWISE_WEIGHTS;
   int64_t count = at(1);
   if (count < 0 || count > PADDLE_ONEDNN_MAX_POST_OPS)
     throw std::invalid_argument("the post-op program has " +
@@ -297,20 +312,39 @@ Program readProgram(const paddle_unranked_memref_t &m) {
   for (int64_t i = 0; i < count; ++i) {
     PostOp op{at(2 + 4 * i), at(3 + 4 * i), doubleOf(at(4 + 4 * i)),
               doubleOf(at(5 + 4 * i))};
-    if (op.kind < PADDLE_ONEDNN_POST_LINEAR || op.kind > PADDLE_ONEDNN_POST_SUM)
+    if (op.kind < PADDLE_ONEDNN_POST_LINEAR ||
+        op.kind > PADDLE_ONEDNN_POST_DEPTHWISE)
       throw std::invalid_argument("unknown post-op kind " +
                                   std::to_string(op.kind));
     bool reads = op.kind == PADDLE_ONEDNN_POST_BIAS ||
                  op.kind == PADDLE_ONEDNN_POST_ADD ||
                  op.kind == PADDLE_ONEDNN_POST_MUL ||
-                 op.kind == PADDLE_ONEDNN_POST_SUB;
+                 op.kind == PADDLE_ONEDNN_POST_SUB ||
+                 op.kind == PADDLE_ONEDNN_POST_DEPTHWISE;
     if (reads && (op.operand < 0 || op.operand >= PADDLE_ONEDNN_MAX_OPERANDS))
       throw std::invalid_argument("post-op operand " +
                                   std::to_string(op.operand) + " out of range");
-    if (op.kind == PADDLE_ONEDNN_POST_BIAS && i != 0)
-      throw std::invalid_argument("a bias must be the first post-op");
+    if (op.kind == PADDLE_ONEDNN_POST_BIAS && i != 0 &&
+        (p.depthwise < 0 || i != p.depthwise + 1))
+      throw std::invalid_argument(
+          "a bias must be the first post-op or follow the depthwise one");
+    if (op.kind == PADDLE_ONEDNN_POST_DEPTHWISE) {
+      if (p.depthwise >= 0)
+        throw std::invalid_argument("a program has two depthwise post-ops");
+      if (op.alpha != 1.0 && op.alpha != 2.0)
+        throw std::invalid_argument("the depthwise post-op has stride " +
+                                    std::to_string(op.alpha) +
+                                    " (1 or 2 needed)");
+      p.depthwise = i;
+    }
     p.ops.push_back(op);
   }
+  if (p.depthwise >= 0)
+    for (const PostOp &op : p.ops)
+      if (op.kind >= PADDLE_ONEDNN_POST_ADD &&
+          op.kind <= PADDLE_ONEDNN_POST_SUM)
+        throw std::invalid_argument("a program with a depthwise post-op may "
+                                    "hold only biases and eltwise post-ops");
   return p;
 }
 
@@ -332,6 +366,29 @@ float *channelData(const paddle_unranked_memref_t &m, int64_t channels) {
     throw std::invalid_argument("a per-channel operand has " +
                                 std::to_string(count) + " elements for " +
                                 std::to_string(channels) + " channels");
+  return aligned + words[2];
+}
+
+/// The data of an operand of `count` elements stored densely in row-major
+/// order (a depthwise filter, [C, 1, 1, 3, 3]).
+float *denseData(const paddle_unranked_memref_t &m, int64_t count,
+                 const char *what) {
+  auto *words = static_cast<const int64_t *>(m.descriptor);
+  float *aligned;
+  std::memcpy(&aligned, &words[1], sizeof(aligned));
+  const int64_t *sizes = words + 3, *strides = words + 3 + m.rank;
+  int64_t expected = 1;
+  for (int64_t i = m.rank - 1; i >= 0; --i) {
+    if (sizes[i] != 1 && strides[i] != expected)
+      throw std::invalid_argument(std::string(what) + " is not dense (dim " +
+                                  std::to_string(i) + " has stride " +
+                                  std::to_string(strides[i]) + ")");
+    expected *= sizes[i];
+  }
+  if (expected != count)
+    throw std::invalid_argument(std::string(what) + " has " +
+                                std::to_string(expected) + " elements, " +
+                                std::to_string(count) + " needed");
   return aligned + words[2];
 }
 
@@ -580,34 +637,47 @@ constexpr size_t kErrorSize = 512;
 /// Reordered constant weights, by primitive key and the weights' address.
 /// A constant's contents never change while its module is loaded; a new
 /// module may reuse the address for other contents, so each call site owns
-/// a state word in its module's memory (zero when loaded): a call that
-/// finds it zero reorders afresh (replacing what an unloaded module left
-/// under the key) and sets it (docs/onednn.md, "Constant weights").
+/// a state word in its module's memory (zero when loaded). The first call
+/// that finds it zero sets it to a token of the process's own, and an entry
+/// serves only calls whose state holds the token it was made under: what an
+/// unloaded module left under the key is reordered afresh (docs/onednn.md,
+/// "Constant weights"). One call site may use several keys (the strips of
+/// a depthwise post-op, tokens make that safe too).
 class WeightsCache {
 public:
   template <typename Make>
   std::shared_ptr<const memory> get(Key key, const void *address,
                                     int64_t *state, Make make) {
     key.push_back(static_cast<int64_t>(reinterpret_cast<uintptr_t>(address)));
-    if (__atomic_load_n(state, __ATOMIC_ACQUIRE) != 0) {
+    int64_t token = __atomic_load_n(state, __ATOMIC_ACQUIRE);
+    if (token != 0) {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = entries_.find(key);
-      if (it != entries_.end())
-        return it->second;
+      if (it != entries_.end() && it->second.token == token)
+        return it->second.weights;
+    } else {
+      // Two threads may race here: the loser's entry is reordered once
+      // more on a later call, nothing worse.
+      token = ++nextToken_;
     }
     auto weights = std::make_shared<const memory>(make());
     ++weightReorders;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      entries_[key] = weights;
+      entries_[key] = Entry{weights, token};
     }
-    __atomic_store_n(state, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(state, token, __ATOMIC_RELEASE);
     return weights;
   }
 
 private:
+  struct Entry {
+    std::shared_ptr<const memory> weights;
+    int64_t token;
+  };
   std::mutex mutex_;
-  std::map<Key, std::shared_ptr<const memory>> entries_;
+  std::atomic<int64_t> nextToken_{0};
+  std::map<Key, Entry> entries_;
 };
 
 WeightsCache &weightsCache() {
@@ -615,9 +685,15 @@ WeightsCache &weightsCache() {
   return cache;
 }
 
-/// The state word of a call site (an i64 memref of one element).
-int64_t *stateWord(const paddle_unranked_memref_t &m) {
+/// The state word of a call site (an i64 memref of `needed` elements;
+/// one, or two with a constant depthwise filter).
+int64_t *stateWord(const paddle_unranked_memref_t &m, int64_t needed = 1) {
   auto *words = static_cast<const int64_t *>(m.descriptor);
+  if (needed > 1 && (m.rank != 1 || words[3] < needed))
+    throw std::invalid_argument(
+        "the call's state has too few words for its constant depthwise "
+        "filter (" +
+        std::to_string(needed) + " needed)");
   int64_t *aligned;
   std::memcpy(&aligned, &words[1], sizeof(aligned));
   return aligned + words[2];
@@ -1053,7 +1129,125 @@ void checkConvShape(const ConvProblem &p) {
 
 void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
             bool accumulate, const Program &prog, const Operands &operands,
+            int64_t *state);
+
+std::string dimsString(const Dims &d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+/// Output rows per strip of a depthwise post-op with stride `s` on an
+/// image of `h` rows of `rowBytes` each (1x1 result): as many as keep a
+/// strip's s * (rows - 1) + 3 input rows within the budget, at least one;
+/// all of them without a budget.
+int64_t depthwiseStripRows(int64_t oh, int64_t s, int64_t rowBytes) {
+  int64_t budget = depthwiseStripBytes.load(std::memory_order_relaxed);
+  if (budget <= 0)
+    return oh;
+  int64_t fit = budget / rowBytes;
+  int64_t rows = fit < 3 ? 1 : (fit - 3) / s + 1;
+  return std::min(rows, oh);
+}
+
+/// A 1x1 conv followed by its depthwise post-op (onednn.h,
+/// PADDLE_ONEDNN_POST_DEPTHWISE) as two convolutions per strip of output
+/// rows: the 1x1 result of a strip's input rows goes to a buffer of this
+/// thread's that stays in L2 (depthwiseStripBytes), and the depthwise conv
+/// reads it there. The rows two strips share (3 - stride) are carried over,
+/// not computed twice. Unfused, MobileNetV2's 96 x 112 x 112 expansion
+/// (4.8 MB) is written out by one conv and read back by the next.
+void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
+                     float *dst, bool accumulate, const Program &prog,
+                     const Operands &operands, int64_t *state) {
+  const PostOp &dwOp = prog.ops[prog.depthwise];
+  int64_t s = static_cast<int64_t>(dwOp.alpha);
+  if (p.weights.size() != 4 || p.weights[2] != 1 || p.weights[3] != 1)
+    throw std::invalid_argument("a depthwise post-op needs a 1x1 convolution "
+                                "before it, not weights " +
+                                dimsString(p.weights));
+  for (int i = 0; i < 2; ++i)
+    if (p.strides[i] != 1 || p.dilations[i] != 1 || p.padBefore[i] != 0 ||
+        p.padAfter[i] != 0)
+      throw std::invalid_argument("a depthwise post-op needs a convolution "
+                                  "with unit strides and dilations and no "
+                                  "padding before it");
+  if (accumulate)
+    throw std::invalid_argument("a depthwise post-op on an accumulating call");
+  int64_t n = p.src[0], c = p.weights[0], h = p.src[2], w = p.src[3];
+  Dims expected{n, c, (h - 1) / s + 1, (w - 1) / s + 1};
+  if (p.dst != expected)
+    throw std::invalid_argument("the output is " + dimsString(p.dst) +
+                                ", the depthwise post-op makes " +
+                                dimsString(expected));
+  float *filter =
+      denseData(*operands.ops[dwOp.operand], c * 9, "the depthwise filter");
+  Program first, second;
+  first.constantWeights = prog.constantWeights;
+  first.ops.assign(prog.ops.begin(), prog.ops.begin() + prog.depthwise);
+  second.constantWeights = prog.constantDepthwiseWeights;
+  second.ops.assign(prog.ops.begin() + prog.depthwise + 1, prog.ops.end());
+
+  int64_t oh = p.dst[2], ow = p.dst[3];
+  int64_t rowBytes = w * c * int64_t(sizeof(float));
+  int64_t rows = depthwiseStripRows(oh, s, rowBytes);
+  ++depthwiseCalls;
+  if (rows < oh)
+    ++depthwiseStripCalls;
+  int64_t maxRows = std::min(h, s * (rows - 1) + 3);
+  Dims middleStrides{maxRows * w * c, 1, w * c, c};
+  memory buffer = scratchMemory(
+      memory::desc({1, c, maxRows, w}, memory::data_type::f32, middleStrides),
+      Scratch::Middle);
+  auto *middle = static_cast<float *>(buffer.get_data_handle());
+  for (int64_t image = 0; image < n; ++image) {
+    float *in = src + image * p.srcStrides[0];
+    float *out = dst + image * p.dstStrides[0];
+    // `middle` holds the 1x1 result of input rows [from, to).
+    int64_t from = 0, to = 0;
+    for (int64_t o0 = 0; o0 < oh; o0 += rows) {
+      int64_t o1 = std::min(oh, o0 + rows);
+      // Output row o reads input rows s * o - 1 .. s * o + 1 (padding 1).
+      int64_t lo = std::max<int64_t>(0, s * o0 - 1),
+              hi = std::min(h, s * (o1 - 1) + 2);
+      // The rows this strip shares with the last one move to the top.
+      int64_t kept = std::max<int64_t>(0, to - lo);
+      if (kept > 0 && lo != from)
+        std::memmove(middle, middle + (lo - from) * w * c, kept * rowBytes);
+      int64_t fresh = hi - lo - kept;
+      if (fresh > 0) {
+        ConvProblem one = p;
+        one.src = {1, p.src[1], fresh, w};
+        one.dst = {1, c, fresh, w};
+        one.dstStrides = middleStrides;
+        conv2d(one, in + (lo + kept) * p.srcStrides[2], weights,
+               middle + kept * w * c, false, first, operands, state);
+      }
+      from = lo;
+      to = hi;
+      ConvProblem dw{{1, c, hi - lo, w},
+                     middleStrides,
+                     {c, 1, 1, 3, 3},
+                     {9, 9, 9, 3, 1},
+                     {1, c, o1 - o0, ow},
+                     p.dstStrides,
+                     {s, s},
+                     {1, 1},
+                     {s * o0 - 1 < 0 ? 1 : 0, 1},
+                     {std::max<int64_t>(0, s * (o1 - 1) + 2 - h), 1}};
+      conv2d(dw, middle, filter, out + o0 * p.dstStrides[2], false, second,
+             operands, state + 1);
+    }
+  }
+}
+
+void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
+            bool accumulate, const Program &prog, const Operands &operands,
             int64_t *state) {
+  if (prog.depthwise >= 0)
+    return conv2dDepthwise(p, src, weights, dst, accumulate, prog, operands,
+                           state);
   checkConvShape(p);
   int64_t threads = useRuntimeThreads();
   Key key{static_cast<int64_t>(Kind::Conv), threads, accumulate,
@@ -1346,7 +1540,8 @@ void _mlir_ciface_paddle_onednn_conv2d(
                   {padTop, padLeft},
                   {padBottom, padRight}};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
-           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
+           prog, Operands{{e0, e1, e2, e3}},
+           stateWord(*state, prog.constantDepthwiseWeights ? 2 : 1));
   });
   if (!ok)
     fail(errorBuffer);
@@ -1388,7 +1583,8 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
                   {padTop, padLeft},
                   {padBottom, padRight}};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
-           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
+           prog, Operands{{e0, e1, e2, e3}},
+           stateWord(*state, prog.constantDepthwiseWeights ? 2 : 1));
   });
   if (!ok)
     fail(errorBuffer);
@@ -1446,6 +1642,16 @@ void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
 int64_t paddle_onednn_primitives_created(void) { return primitivesCreated; }
 
 int64_t paddle_onednn_winograd_primitives(void) { return winogradPrimitives; }
+
+int64_t paddle_onednn_depthwise_calls(void) { return depthwiseCalls; }
+
+int64_t paddle_onednn_depthwise_strip_calls(void) {
+  return depthwiseStripCalls;
+}
+
+void paddle_onednn_set_depthwise_strip_bytes(int64_t bytes) {
+  depthwiseStripBytes = bytes;
+}
 
 int64_t paddle_onednn_timed_candidates(void) { return timedCandidates; }
 

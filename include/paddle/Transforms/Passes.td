@@ -447,6 +447,15 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     copy between an NHWC and a plain buffer becomes
     `paddle_onednn_reorder` (docs/onednn.md, "Channels-last activations").
 
+    With `fuse-depthwise`, a depthwise 3x3 conv call (padding 1, stride 1
+    or 2, a bias and eltwise post-ops) whose input only a 1x1 conv call
+    (unit strides, no padding, a bias and eltwise post-ops) writes, and
+    nothing else reads, folds into that call as a depthwise post-op: the
+    runtime runs the two convs a strip of rows at a time through a buffer
+    that stays in L2, so the 1x1 result is not written out to memory and
+    read back (MobileNet's expand and depthwise convs; docs/onednn.md,
+    "Depthwise fusion").
+
     With `winograd`, a non-grouped 3x3 conv with stride and dilation 1 and
     at least 64 input and output channels sets program flag bit 1: the
     runtime uses oneDNN's Winograd kernel where it has one.
@@ -501,6 +510,9 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     Option<"channelsLast", "channels-last", "bool", "true",
            "Store activations that only oneDNN convolutions and poolings "
            "read and write channels-last (NHWC)">,
+    Option<"fuseDepthwise", "fuse-depthwise", "bool", "true",
+           "Fold a depthwise 3x3 conv call that alone reads a 1x1 conv "
+           "call's result into that call (a depthwise post-op)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -58,7 +58,9 @@ typedef struct paddle_unranked_memref {
  * the call site's `state`, an i64 memref of one element that starts at 0 in
  * each loaded module; flags bit 1, convolutions only: Winograd is allowed,
  * so where oneDNN has a Winograd kernel for the problem and its post-ops,
- * the call uses it, else the direct one). `operand` indexes e0..e3, the extra
+ * the call uses it, else the direct one; flags bit 2: the depthwise post-op's
+ * filter is a constant, cached like the weights under the state's second
+ * word). `operand` indexes e0..e3, the extra
  * operands: per- channel vectors of C elements (any rank, one dim of C with
  * stride 1), C being the conv's output channels or the matmul's N. Unused extra
  * operands may be any memref. Kinds, applied in order to the result y: */
@@ -74,9 +76,21 @@ typedef struct paddle_unranked_memref {
 #define PADDLE_ONEDNN_POST_MUL 10      /* y *= v[c] */
 #define PADDLE_ONEDNN_POST_SUB 11      /* y -= v[c] */
 #define PADDLE_ONEDNN_POST_SUM 12      /* y += the output's prior contents */
+/* y = the depthwise 3x3 convolution of y, zero-padded by 1 on every side,
+ * stride alpha (1 or 2), filter operand [C, 1, 1, 3, 3] (C x 9 contiguous
+ * floats): conv2d only, on a 1x1 convolution with unit strides and
+ * dilations, no padding and no accumulation. The call's output is the
+ * depthwise result, [N, C, (H - 1) / alpha + 1, (W - 1) / alpha + 1]; the
+ * 1x1 result goes through a buffer of the runtime's, a strip of rows at a
+ * time, so it stays in the core's L2 (docs/onednn.md, "Depthwise fusion").
+ * Before it only a bias and eltwise kinds; after it a bias (the depthwise
+ * one, right after it) and eltwise kinds. The call's state holds two
+ * words: the second is the depthwise filter's (flag bit 2). */
+#define PADDLE_ONEDNN_POST_DEPTHWISE 13
 #define PADDLE_ONEDNN_MAX_POST_OPS 16
 #define PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS 1
 #define PADDLE_ONEDNN_FLAG_WINOGRAD 2
+#define PADDLE_ONEDNN_FLAG_CONSTANT_DEPTHWISE_WEIGHTS 4
 #define PADDLE_ONEDNN_MAX_OPERANDS 4
 
 /* A matmul with L - 2 batch dims (L <= 12) in logical dims
@@ -163,6 +177,16 @@ int64_t paddle_onednn_timed_candidates(void);
  * tests and A/B measurements.
  * Primitives already created keep their choice. */
 void paddle_onednn_set_timed_choice(int32_t enabled);
+
+/* Calls with a depthwise post-op since the process started, and of those,
+ * the ones run in more than one strip of rows; for tests. */
+int64_t paddle_onednn_depthwise_calls(void);
+int64_t paddle_onednn_depthwise_strip_calls(void);
+
+/* The most bytes the 1x1 result of one strip of a call with a depthwise
+ * post-op may take (default 768 KiB, within one core's L2 here); 0: the
+ * whole image at once (one strip). For tests and A/B measurements. */
+void paddle_onednn_set_depthwise_strip_bytes(int64_t bytes);
 
 #ifdef __cplusplus
 }
