@@ -210,6 +210,22 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
   }
 };
 
+/// Whether transposing a static `type` by `perm` keeps the dims other than
+/// those of size 1 in their order: then the result is a reshape.
+static bool movesOnlyUnitDims(RankedTensorType type, ArrayRef<int64_t> perm) {
+  if (!type.hasStaticShape())
+    return false;
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (type.getDimSize(p) == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
 struct TransposeLowering : OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -220,6 +236,21 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
     SmallVector<Type> types;
     RankedTensorType type = inferredType(
         inferTranspose(std::nullopt, x.getType(), op.getPerm(), types), types);
+    if (movesOnlyUnitDims(cast<RankedTensorType>(x.getType()), op.getPerm())) {
+      // The same elements in the same order: a view, not a copy (BERT's
+      // [1, 128, 768] <-> [128, 1, 768] around each attention).
+      SmallVector<int64_t> squeezed;
+      for (int64_t d : cast<RankedTensorType>(x.getType()).getShape())
+        if (d != 1)
+          squeezed.push_back(d);
+      auto squeezedType =
+          RankedTensorType::get(squeezed, type.getElementType());
+      Value view = ReshapeLowering::build(rewriter, loc, x, squeezedType,
+                                          squeezedType.getShape());
+      view = ReshapeLowering::build(rewriter, loc, view, type, type.getShape());
+      rewriter.replaceOp(op, castTo(rewriter, loc, view, op.getType()));
+      return success();
+    }
     SmallVector<Value> dyn;
     for (auto [i, p] : llvm::enumerate(op.getPerm()))
       if (type.isDynamicDim(i))

@@ -219,3 +219,28 @@ func.func @scatter_add(%x: tensor<5x3xbf16>, %i: tensor<4xi32>, %u: tensor<4x?xb
   %0 = paddle.scatter_add %x, %i, %u axis = 0 : tensor<5x3xbf16>, tensor<4xi32>, tensor<4x?xbf16> -> tensor<5x3xbf16>
   return %0 : tensor<5x3xbf16>
 }
+
+// -----
+
+// A transpose that only moves dims of size 1 keeps every element in place:
+// a reshape (collapse to the other dims, then expand), not a copy.
+// CHECK-LABEL: func @transpose_of_unit_dims
+// CHECK-SAME: (%[[X:.*]]: tensor<1x128x768xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<1x128x768xf32> into tensor<128x768xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [128, 1, 768] : tensor<128x768xf32> into tensor<128x1x768xf32>
+// CHECK: return %[[E]]
+func.func @transpose_of_unit_dims(%x: tensor<1x128x768xf32>) -> tensor<128x1x768xf32> {
+  %0 = paddle.transpose %x perm = [1, 0, 2] : tensor<1x128x768xf32> -> tensor<128x1x768xf32>
+  return %0 : tensor<128x1x768xf32>
+}
+
+// -----
+
+// Dims of size > 1 change their order: a copy, even with unit dims moving.
+// CHECK-LABEL: func @transpose_with_unit_dims
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x128x1x3xf32>) outs(%{{.*}} : tensor<3x128x1x1xf32>) permutation = [3, 1, 2, 0]
+func.func @transpose_with_unit_dims(%x: tensor<1x128x1x3xf32>) -> tensor<3x128x1x1xf32> {
+  %0 = paddle.transpose %x perm = [3, 1, 2, 0] : tensor<1x128x1x3xf32> -> tensor<3x128x1x1xf32>
+  return %0 : tensor<3x128x1x1xf32>
+}
