@@ -166,6 +166,11 @@ def test_transpose(tmp_path, rng, rank, case):
     ((16, 4, 64, 32), [0, 1, 3, 2]), ((3, 17, 33), [2, 1, 0]),
     ((4, 8, 32), [1, 0, 2])])
 def test_transpose_blocked(tmp_path, rng, shape, perm, threads):
+    check_f32_transpose(tmp_path, rng, shape, perm, threads)
+
+
+def check_f32_transpose(tmp_path, rng, shape, perm, threads=1):
+    """A static f32 paddle.transpose of random data against numpy."""
     x = random_array(rng, shape, np.float32)
     out_shape = [shape[p] for p in perm]
     t_in, t_out = tensor_type(shape, np.float32), tensor_type(out_shape, np.float32)
@@ -183,14 +188,7 @@ def test_transpose_blocked(tmp_path, rng, shape, perm, threads):
     ((1, 12, 7), [1, 0, 2]), ((12, 1, 7), [1, 0, 2]), ((1, 5, 1, 3), [2, 1, 3, 0]),
     ((1, 1), [1, 0]), ((1, 4, 1, 3, 6), [3, 1, 2, 0, 4])])
 def test_transpose_of_unit_dims(tmp_path, rng, shape, perm):
-    x = random_array(rng, shape, np.float32)
-    out_shape = [shape[p] for p in perm]
-    t_in, t_out = tensor_type(shape, np.float32), tensor_type(out_shape, np.float32)
-    body = (f"  %0 = paddle.transpose %arg0 perm = {fmt(perm)} : {t_in} -> {t_out}\n"
-            f"  return %0 : {t_out}")
-    (r,) = run_module(tmp_path, f"func.func @main(%arg0: {t_in}) -> {t_out} {{\n{body}\n}}",
-                      [x])
-    check(r, np.transpose(x, perm))
+    check_f32_transpose(tmp_path, rng, shape, perm)
 
 
 # -----------------------------------------------------------------------------
