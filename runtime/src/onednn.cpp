@@ -1193,8 +1193,25 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
   int64_t rowBytes = w * c * int64_t(sizeof(float));
   int64_t rows = depthwiseStripRows(oh, s, rowBytes);
   ++depthwiseCalls;
-  if (rows < oh)
-    ++depthwiseStripCalls;
+  if (rows >= oh) {
+    // One strip: the two convolutions over the whole batch, through a
+    // buffer for the 1x1 result (batch-N primitives, as unfused).
+    Dims middleDims{n, c, h, w}, middleStrides{h * w * c, 1, w * c, c};
+    memory buffer = scratchMemory(
+        memory::desc(middleDims, memory::data_type::f32, middleStrides),
+        Scratch::Middle);
+    auto *middle = static_cast<float *>(buffer.get_data_handle());
+    ConvProblem one = p;
+    one.dst = middleDims;
+    one.dstStrides = middleStrides;
+    conv2d(one, src, weights, middle, false, first, operands, state);
+    ConvProblem dw{middleDims, middleStrides, {c, 1, 1, 3, 3}, {9, 9, 9, 3, 1},
+                   p.dst,      p.dstStrides,  {s, s},          {1, 1},
+                   {1, 1},     {1, 1}};
+    conv2d(dw, middle, filter, dst, false, second, operands, state + 1);
+    return;
+  }
+  ++depthwiseStripCalls;
   int64_t maxRows = std::min(h, s * (rows - 1) + 3);
   Dims middleStrides{maxRows * w * c, 1, w * c, c};
   memory buffer = scratchMemory(

@@ -185,7 +185,8 @@ int64_t paddle_onednn_depthwise_strip_calls(void);
 
 /* The most bytes the 1x1 result of one strip of a call with a depthwise
  * post-op may take (default 768 KiB, within one core's L2 here); 0: the
- * whole image at once (one strip). For tests and A/B measurements. */
+ * two convolutions over the whole batch at once (one strip). For tests
+ * and A/B measurements. */
 void paddle_onednn_set_depthwise_strip_bytes(int64_t bytes);
 
 #ifdef __cplusplus
