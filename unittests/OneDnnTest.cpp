@@ -853,7 +853,7 @@ struct DepthwiseCase {
   std::vector<float> in, w, bias, dw, dwBias, out;
   std::vector<double> expected;
   paddle_memref4d_f32_t mi, mw, mo;
-  int64_t states[2] = {0, 0};
+  int64_t state = 0;
   DepthwiseCase(std::array<int64_t, 5> shape, int64_t stride, bool channelsLast)
       : N(shape[0]), Cin(shape[1]), C(shape[2]), H(shape[3]), W(shape[4]),
         stride(stride), OH((H - 1) / stride + 1), OW((W - 1) / stride + 1),
@@ -918,8 +918,8 @@ struct DepthwiseCase {
   }
 
   /// Runs the call: bias, relu6, depthwise (filter e1), its bias (e2),
-  /// relu6, with `flags`; `stateWords` of the two states.
-  void run(int64_t flags, int64_t stateWords = 2) {
+  /// relu6, with `flags`.
+  void run(int64_t flags) {
     Extras e;
     e.program[0] = flags;
     e.operands.emplace_back(bias.data(), std::vector<int64_t>{C},
@@ -935,7 +935,7 @@ struct DepthwiseCase {
     e.post(PADDLE_ONEDNN_POST_CLIP, -1, 0.0, 6.0);
     Memref fallback(out.data(), {1}, {1});
     e.bind(&fallback.unranked);
-    Memref stateRef(reinterpret_cast<float *>(states), {stateWords}, {1});
+    Memref stateRef(reinterpret_cast<float *>(&state), {1}, {1});
     std::fill(out.begin(), out.end(), 7.0f);
     _mlir_ciface_paddle_onednn_conv2d(
         &mi, &mw, &mo, e.slots[0], e.slots[1], e.slots[2], e.slots[3],
@@ -986,14 +986,14 @@ TEST(OneDnn, Conv2DRunsADepthwisePostOpInStripsOfRows) {
                       rows < t.OH ? 2 : 0)
                 << what;
             if (flags) {
-              // A new module's constants at the same addresses (states
+              // A new module's constants at the same addresses (state
               // 0): the cache must serve neither old one, for any strip.
               for (float &v : t.dw)
                 v = -v;
               for (float &v : t.w)
                 v = v / 2;
               t.computeExpected();
-              t.states[0] = t.states[1] = 0;
+              t.state = 0;
               t.run(flags);
               t.check(what + " refreshed constants");
             }
@@ -1003,34 +1003,19 @@ TEST(OneDnn, Conv2DRunsADepthwisePostOpInStripsOfRows) {
 
 TEST(OneDnn, DepthwisePostOpErrorsNameWhatIsWrong) {
   static DepthwiseCase *t = nullptr;
-  static int64_t flags = 0, stateWords = 2;
-  auto body = [](void **) { t->run(flags, stateWords); };
-  {
-    DepthwiseCase c({1, 2, 3, 4, 5}, 1, true);
-    t = &c;
-    flags = PADDLE_ONEDNN_FLAG_CONSTANT_DEPTHWISE_WEIGHTS;
-    stateWords = 1;
-    std::string message = invokeError(+body).second;
-    EXPECT_NE(message.find("too few words for its constant depthwise filter"),
-              std::string::npos)
-        << message;
-  }
-  {
-    // An output of the 1x1 conv's size, not the depthwise conv's.
-    DepthwiseCase c({1, 2, 3, 4, 5}, 2, true);
-    c.mo.sizes[2] = 4;
-    c.mo.sizes[3] = 5;
-    c.out.resize(4 * 5 * 3);
-    c.mo.allocated = c.mo.aligned = c.out.data();
-    t = &c;
-    flags = 0;
-    stateWords = 2;
-    std::string message = invokeError(+body).second;
-    EXPECT_NE(message.find("the output is [1, 3, 4, 5], the depthwise "
-                           "post-op makes [1, 3, 2, 3]"),
-              std::string::npos)
-        << message;
-  }
+  auto body = [](void **) { t->run(0); };
+  // An output of the 1x1 conv's size, not the depthwise conv's.
+  DepthwiseCase c({1, 2, 3, 4, 5}, 2, true);
+  c.mo.sizes[2] = 4;
+  c.mo.sizes[3] = 5;
+  c.out.resize(4 * 5 * 3);
+  c.mo.allocated = c.mo.aligned = c.out.data();
+  t = &c;
+  std::string message = invokeError(+body).second;
+  EXPECT_NE(message.find("the output is [1, 3, 4, 5], the depthwise "
+                         "post-op makes [1, 3, 2, 3]"),
+            std::string::npos)
+      << message;
 }
 
 TEST(OneDnn, MatmulFusesBiasAndGelu) {

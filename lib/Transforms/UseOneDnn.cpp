@@ -1211,10 +1211,9 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   }
 
   /// A call site's post-op program (a constant i64 global) and its state
-  /// (`stateWords` mutable i64 words, zero when loaded; onednn.h).
+  /// (a mutable i64 word, zero when loaded; onednn.h).
   std::pair<memref::GlobalOp, memref::GlobalOp>
-  addProgramAndState(ModuleOp module, ArrayRef<int64_t> program,
-                     int64_t stateWords) {
+  addProgramAndState(ModuleOp module, ArrayRef<int64_t> program) {
     Type i64 = IntegerType::get(module.getContext(), 64);
     auto programType = MemRefType::get({(int64_t)program.size()}, i64);
     memref::GlobalOp programGlobal = addGlobal(
@@ -1222,13 +1221,12 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         DenseIntElementsAttr::get(
             RankedTensorType::get(programType.getShape(), i64), program),
         /*constant=*/true);
-    auto stateType = MemRefType::get({stateWords}, i64);
-    SmallVector<int64_t> zeros(stateWords, 0);
-    memref::GlobalOp state = addGlobal(
-        module, "__paddle_onednn_state", stateType,
-        DenseIntElementsAttr::get(RankedTensorType::get({stateWords}, i64),
-                                  ArrayRef<int64_t>(zeros)),
-        /*constant=*/false);
+    auto stateType = MemRefType::get({1}, i64);
+    memref::GlobalOp state =
+        addGlobal(module, "__paddle_onednn_state", stateType,
+                  DenseIntElementsAttr::get(RankedTensorType::get({1}, i64),
+                                            ArrayRef<int64_t>{0}),
+                  /*constant=*/false);
     return {programGlobal, state};
   }
 
@@ -1591,7 +1589,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
                         llvm::bit_cast<int64_t>(p.beta)});
     }
     MLIRContext *ctx = module.getContext();
-    auto [programGlobal, state] = addProgramAndState(module, program, 1);
+    auto [programGlobal, state] = addProgramAndState(module, program);
 
     // A fused call goes where the generic was: its output may be defined
     // after the op (only ops without memory effects are in between).
@@ -1796,17 +1794,17 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   /// Folds the depthwise 3x3 conv call `dw` into the 1x1 conv call that
   /// alone writes its input (PADDLE_ONEDNN_POST_DEPTHWISE), where both are
   /// of the forms onednn.h allows; otherwise leaves both.
-  LogicalResult foldDepthwise(ModuleOp module, func::CallOp dw) {
+  void foldDepthwise(ModuleOp module, func::CallOp dw) {
     // stride_h, stride_w, dilations, padding top, left, bottom, right,
     // accumulate.
     std::optional<SmallVector<int64_t>> dwParams = constantParams(dw, 9);
     if (!dwParams || dwParams->size() != 9)
-      return success();
+      return;
     int64_t stride = (*dwParams)[0];
     if ((stride != 1 && stride != 2) ||
         ArrayRef<int64_t>(*dwParams) !=
             ArrayRef<int64_t>{stride, stride, 1, 1, 1, 1, 1, 1, 0})
-      return success();
+      return;
     Value filter = withoutCasts(dw.getOperand(1));
     auto filterType = dyn_cast<MemRefType>(filter.getType());
     auto input =
@@ -1819,21 +1817,21 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     if (!filterType || !filterType.hasStaticShape() ||
         !filterType.getLayout().isIdentity() || !input ||
         input.getReassociationIndices() != groupReassociation() || !outputType)
-      return success();
+      return;
     if (outputExpand
             ? outputExpand.getReassociationIndices() != groupReassociation()
             : outputType.getRank() != 5 || outputType.getDimSize(2) != 1 ||
                   !outputType.getLayout().isIdentity())
-      return success();
+      return;
     int64_t channels = filterType.getDimSize(0);
     if (filterType.getShape() != ArrayRef<int64_t>{channels, 1, 1, 3, 3})
-      return success();
+      return;
     // The 1x1 result: a buffer of this function's own that the 1x1 call
     // writes and the depthwise call reads, and nothing else uses (memory
     // planning overlaps no other live buffer with it).
     Value middle = input.getSrc();
     if (!isOwnBuffer(middle))
-      return success();
+      return;
     func::CallOp conv;
     for (Operation *user : middle.getUsers()) {
       if (user == input.getOperation() || isa<memref::DeallocOp>(user))
@@ -1844,7 +1842,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
                       : func::CallOp();
       if (!call || conv || call.getCallee() != kConv2D ||
           call.getOperand(2) != cast.getResult())
-        return success();
+        return;
       conv = call;
     }
     if (!conv || conv->getBlock() != dw->getBlock() ||
@@ -1852,7 +1850,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         !llvm::all_of(input->getUsers(), [&](Operation *u) {
           return u->hasOneUse() && *u->user_begin() == dw;
         }))
-      return success();
+      return;
     std::optional<SmallVector<int64_t>> convParams = constantParams(conv, 9);
     auto weightsType =
         dyn_cast<MemRefType>(withoutCasts(conv.getOperand(1)).getType());
@@ -1862,13 +1860,13 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         !weightsType || weightsType.getRank() != 4 ||
         weightsType.getDimSize(0) != channels ||
         weightsType.getDimSize(2) != 1 || weightsType.getDimSize(3) != 1)
-      return success();
+      return;
     std::optional<SmallVector<int64_t>> first = programOf(conv),
                                         second = programOf(dw);
     if (!first || !second || !onlyBiasAndEltwise(*first) ||
         !onlyBiasAndEltwise(*second) ||
         ((*first)[0] | (*second)[0]) & PADDLE_ONEDNN_FLAG_WINOGRAD)
-      return success();
+      return;
 
     // The fused program: the 1x1 call's post-ops, the depthwise one, the
     // depthwise call's; extra operands in that order.
@@ -1900,8 +1898,8 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     append(*second, dw);
     // At most a bias on either side and the filter.
     assert(extras.size() <= PADDLE_ONEDNN_MAX_OPERANDS);
-    // Two state words: the 1x1 weights' and the depthwise filter's.
-    auto [programGlobal, state] = addProgramAndState(module, program, 2);
+    // One state word serves the 1x1 weights and the depthwise filter.
+    auto [programGlobal, state] = addProgramAndState(module, program);
     Value nchw = outputExpand ? outputExpand.getSrc()
                               : memref::CollapseShapeOp::create(
                                     b, loc, output, groupReassociation());
@@ -1917,7 +1915,6 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     dw.erase();
     conv.erase();
     eraseDeadViews(module, dead);
-    return success();
   }
 
   void runOnOperation() override {
@@ -2041,8 +2038,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           depthwise.push_back(call);
       });
       for (func::CallOp call : depthwise)
-        if (failed(foldDepthwise(module, call)))
-          return signalPassFailure();
+        foldDepthwise(module, call);
       // Its declaration, where every call folded.
       // (Declared outside `symbols`, as every runtime function is.)
       auto decl = dyn_cast_or_null<func::FuncOp>(

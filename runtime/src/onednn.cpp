@@ -641,8 +641,8 @@ constexpr size_t kErrorSize = 512;
 /// that finds it zero sets it to a token of the process's own, and an entry
 /// serves only calls whose state holds the token it was made under: what an
 /// unloaded module left under the key is reordered afresh (docs/onednn.md,
-/// "Constant weights"). One call site may use several keys (the strips of
-/// a depthwise post-op, tokens make that safe too).
+/// "Constant weights"). One call site may use several keys (a depthwise
+/// post-op's filter and strips): tokens make that safe too.
 class WeightsCache {
 public:
   template <typename Make>
@@ -685,15 +685,9 @@ WeightsCache &weightsCache() {
   return cache;
 }
 
-/// The state word of a call site (an i64 memref of `needed` elements;
-/// one, or two with a constant depthwise filter).
-int64_t *stateWord(const paddle_unranked_memref_t &m, int64_t needed = 1) {
+/// The state word of a call site (an i64 memref of one element).
+int64_t *stateWord(const paddle_unranked_memref_t &m) {
   auto *words = static_cast<const int64_t *>(m.descriptor);
-  if (needed > 1 && (m.rank != 1 || words[3] < needed))
-    throw std::invalid_argument(
-        "the call's state has too few words for its constant depthwise "
-        "filter (" +
-        std::to_string(needed) + " needed)");
   int64_t *aligned;
   std::memcpy(&aligned, &words[1], sizeof(aligned));
   return aligned + words[2];
@@ -1208,7 +1202,7 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
     ConvProblem dw{middleDims, middleStrides, {c, 1, 1, 3, 3}, {9, 9, 9, 3, 1},
                    p.dst,      p.dstStrides,  {s, s},          {1, 1},
                    {1, 1},     {1, 1}};
-    conv2d(dw, middle, filter, dst, false, second, operands, state + 1);
+    conv2d(dw, middle, filter, dst, false, second, operands, state);
     return;
   }
   ++depthwiseStripCalls;
@@ -1254,7 +1248,7 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
                      {s * o0 - 1 < 0 ? 1 : 0, 1},
                      {std::max<int64_t>(0, s * (o1 - 1) + 2 - h), 1}};
       conv2d(dw, middle, filter, out + o0 * p.dstStrides[2], false, second,
-             operands, state + 1);
+             operands, state);
     }
   }
 }
@@ -1557,8 +1551,7 @@ void _mlir_ciface_paddle_onednn_conv2d(
                   {padTop, padLeft},
                   {padBottom, padRight}};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
-           prog, Operands{{e0, e1, e2, e3}},
-           stateWord(*state, prog.constantDepthwiseWeights ? 2 : 1));
+           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
   });
   if (!ok)
     fail(errorBuffer);
@@ -1600,8 +1593,7 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
                   {padTop, padLeft},
                   {padBottom, padRight}};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
-           prog, Operands{{e0, e1, e2, e3}},
-           stateWord(*state, prog.constantDepthwiseWeights ? 2 : 1));
+           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
   });
   if (!ok)
     fail(errorBuffer);

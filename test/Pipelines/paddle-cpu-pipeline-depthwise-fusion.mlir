@@ -8,18 +8,18 @@
 // scalar shifts (kind 1, y * 1.0 + 0.25 and y * 1.0 - 0.5). The program:
 // flags 5 (constant 1x1 weights and depthwise filter), 5 post-ops: the 1x1
 // shift, clip 0..6 (kind 3), depthwise (filter, operand 0), its shift,
-// clip. The call's state has two words; the two calls' programs and states
+// clip. The call has one state word; the two calls' programs and states
 // are gone. Only the last two functions keep a grouped conv call each.
 
 // GROUPED: 2
 
 // CHECK-NOT: memref<10xi64>
 // CHECK-DAG: memref.global "private" constant @__paddle_onednn_program{{[_0-9]*}} : memref<22xi64> = dense<[5, 5, 1, -1, 4607182418800017408, 4598175219545276416, 3, -1, 0, 4618441417868443648, 13, 0, 4611686018427387904, 0, 1, -1, 4607182418800017408, -4620693217682128896, 3, -1, 0, 4618441417868443648]>
-// CHECK-DAG: memref.global "private" @__paddle_onednn_state{{[_0-9]*}} : memref<2xi64> = dense<0>
+// CHECK-DAG: memref.global "private" @__paddle_onednn_state{{[_0-9]*}} : memref<1xi64> = dense<0>
 // CHECK-NOT: memref<10xi64>
 // CHECK-LABEL: func.func @expand_depthwise(
 // CHECK-NOT: call @paddle_onednn_conv2d_grouped
-// CHECK: memref.get_global @__paddle_onednn_state{{[_0-9]*}} : memref<2xi64>
+// CHECK: memref.get_global @__paddle_onednn_state{{[_0-9]*}} : memref<1xi64>
 // CHECK: memref.get_global @__paddle_onednn_program{{[_0-9]*}} : memref<22xi64>
 // CHECK: call @paddle_onednn_conv2d(
 // CHECK-NOT: call @paddle_onednn_conv2d_grouped

@@ -84,8 +84,8 @@ typedef struct paddle_unranked_memref {
  * 1x1 result goes through a buffer of the runtime's, a strip of rows at a
  * time, so it stays in the core's L2 (docs/onednn.md, "Depthwise fusion").
  * Before it only a bias and eltwise kinds; after it a bias (the depthwise
- * one, right after it) and eltwise kinds. The call's state holds two
- * words: the second is the depthwise filter's (flag bit 2). */
+ * one, right after it) and eltwise kinds. Flag bit 2: the depthwise
+ * filter is a constant, cached like the weights under the same state. */
 #define PADDLE_ONEDNN_POST_DEPTHWISE 13
 #define PADDLE_ONEDNN_MAX_POST_OPS 16
 #define PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS 1
