@@ -795,10 +795,11 @@ TEST(OneDnn, MatmulsWithRunTimeWeightsTimeOneDnnsImplementations) {
       int64_t candidatesBefore = paddle_onednn_timed_candidates();
       matmul(ma, mb, mc, map, map, map, accumulate, std::move(e));
       int64_t timedNow = paddle_onednn_timed_candidates() - candidatesBefore;
-      if (!timed)
+      if (!timed) {
         EXPECT_EQ(timedNow, 0);
-      else if (__builtin_cpu_supports("avx512f"))
+      } else if (__builtin_cpu_supports("avx512f")) {
         EXPECT_GE(timedNow, 1);
+      }
       for (int64_t m = 0; m < M; ++m)
         for (int64_t n = 0; n < N; ++n) {
           double y = accumulate ? before[m * N + n] : bias[n];
