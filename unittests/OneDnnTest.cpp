@@ -18,7 +18,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -1000,6 +1002,46 @@ TEST(OneDnn, Conv2DRunsADepthwisePostOpInStripsOfRows) {
             }
           }
   paddle_onednn_set_depthwise_strip_bytes(768 << 10);
+}
+
+TEST(OneDnn, ConcurrentCallsOfOnePrimitiveKeepTheirScratchpadsApart) {
+  // Calls from several threads at once share the cached primitives (one
+  // key, one object); each call must still get the float64 reference.
+  // With the scratchpad the primitive's own, shared by the threads, this
+  // failed in 6 runs of 6.
+  int32_t threadsBefore = paddle_get_num_threads();
+  ASSERT_EQ(paddle_set_num_threads(1), nullptr);
+  constexpr int kThreads = 6, kCalls = 16;
+  constexpr int64_t kConstant = PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS |
+                                PADDLE_ONEDNN_FLAG_CONSTANT_DEPTHWISE_WEIGHTS;
+  for (int64_t stride : {1, 2}) {
+    std::vector<std::unique_ptr<DepthwiseCase>> cases;
+    for (int i = 0; i < kThreads; ++i) {
+      cases.push_back(std::make_unique<DepthwiseCase>(
+          std::array<int64_t, 5>{1, 24, 144, 56, 56}, stride, true));
+      cases.back()->computeExpected();
+    }
+    std::vector<int> wrong(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i)
+      threads.emplace_back([&, i] {
+        DepthwiseCase &t = *cases[i];
+        for (int call = 0; call < kCalls; ++call) {
+          t.run(kConstant);
+          for (size_t j = 0; j < t.out.size(); ++j)
+            if (std::abs(t.out[j] - t.expected[j]) > 1e-4) {
+              ++wrong[i];
+              break;
+            }
+        }
+      });
+    for (std::thread &t : threads)
+      t.join();
+    for (int i = 0; i < kThreads; ++i)
+      EXPECT_EQ(wrong[i], 0) << "stride " << stride << " thread " << i
+                             << ": wrong outputs in calls of " << kCalls;
+  }
+  ASSERT_EQ(paddle_set_num_threads(threadsBefore), nullptr);
 }
 
 TEST(OneDnn, DepthwisePostOpErrorsNameWhatIsWrong) {

@@ -150,3 +150,20 @@ def test_grouped_per_channel_scale(tmp_path, rng):
     assert program_counts(lowered(text, "onednn")) == [1]
     (out,) = run_module(tmp_path, text, [x], extra_args=["--library=onednn"])
     close(out, conv_ref(x, w, 1, 1, 4) * s.astype(np.float64).reshape(1, -1, 1, 1))
+
+
+def test_concurrent_runs_keep_their_scratchpads_apart(tmp_path, rng):
+    """Six threads run a MobileNetV2 downsampling block at once in one
+    session (paddle-run --concurrency; paddle-run checks each result bitwise
+    against the first run's). They share the cached oneDNN primitives, and
+    each call must bring its own scratchpad (docs/onednn.md, "Threads"):
+    with the primitive's own, this failed in 3 runs of 4 (20 sessions
+    each), and the GoogleTest
+    OneDnn.ConcurrentCallsOfOnePrimitiveKeepTheirScratchpadsApart in 6 of
+    6."""
+    text, ref, _ = block_module(rng, 16, 6, 24, 112, 2, False)
+    x = uniform(rng, (1, 16, 112, 112))
+    for session in range(20):
+        (out,) = run_module(tmp_path, text, [x], extra_args=[
+            "--library=onednn", "--threads=1", "--concurrency=6"])
+    close(out, ref(x))

@@ -58,7 +58,7 @@ dnnl::engine &cpuEngine() {
 
 /// The temporaries of one call: activations in the primitive's layout,
 /// weights reordered for this call only.
-enum class Scratch { Src, Dst, Weights, Middle, Count };
+enum class Scratch { Src, Dst, Weights, Middle, Pad, Count };
 
 /// `desc`'s memory in this thread's buffer for `slot`, kept across calls.
 /// A fresh buffer per call (oneDNN's own allocation) is one mmap and a page
@@ -82,6 +82,43 @@ memory scratchMemory(const memory::desc &desc, Scratch slot) {
     b.bytes = bytes;
   }
   return memory(desc, cpuEngine(), b.data);
+}
+
+/// Attributes that leave a primitive's scratchpad to the caller. oneDNN's
+/// own (DNNL_ENABLE_CONCURRENT_EXEC in Debian's build) belongs to the
+/// primitive object, and the caches here hand one object to every thread:
+/// concurrent runs of a model wrote into each other's partial results
+/// (docs/onednn.md, "Concurrent calls").
+dnnl::primitive_attr userScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+/// Runs `p` (made with userScratchpad) on `args` and this thread's
+/// scratchpad, and waits for it.
+void execute(const dnnl::primitive &p, dnnl::stream &stream,
+             std::unordered_map<int, memory> args) {
+  const dnnl_memory_desc_t *pad = dnnl_primitive_desc_query_md(
+      p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+  if (pad && dnnl_memory_desc_get_size(pad) > 0)
+    args.insert(
+        {DNNL_ARG_SCRATCHPAD, scratchMemory(memory::desc(*pad), Scratch::Pad)});
+  p.execute(stream, args);
+  stream.wait();
+}
+
+/// A reorder between two layouts, with a user scratchpad.
+dnnl::reorder makeReorder(const memory::desc &from, const memory::desc &to) {
+  dnnl::engine &engine = cpuEngine();
+  return dnnl::reorder(dnnl::reorder::primitive_desc(engine, from, engine, to,
+                                                     userScratchpad()));
+}
+
+/// Runs a reorder from `from` to `to` (execute()).
+void runReorder(const dnnl::primitive &r, dnnl::stream &stream,
+                const memory &from, const memory &to) {
+  execute(r, stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
 std::atomic<int64_t> primitivesCreated{0};
@@ -120,20 +157,27 @@ struct MatmulEntry {
   dnnl::reorder bIn;
 };
 
+/// Primitives are made (and their implementations timed) one at a time in
+/// the process: oneDNN 2.6 hands threads that create the same primitive
+/// one implementation object, and timing runs of it from several threads
+/// at once crashed in its kernels (docs/onednn.md, "Concurrent calls").
+std::recursive_mutex &creationMutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
 /// The cache of one primitive kind: lookups are under a lock, execution
-/// is not (oneDNN primitives may run concurrently).
+/// is not (each call brings its own scratchpad, execute()).
 template <typename Entry> class Cache {
 public:
   template <typename Make>
   std::shared_ptr<const Entry> get(const Key &key, Make make) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = entries_.find(key);
-      if (it != entries_.end())
-        return it->second;
-    }
-    // Built outside the lock: creation can take milliseconds. Two threads
-    // racing on one key both build; the first insert wins.
+    if (auto found = find(key))
+      return found;
+    // Other threads' lookups go on while this one builds (milliseconds).
+    std::lock_guard<std::recursive_mutex> creating(creationMutex());
+    if (auto found = find(key))
+      return found;
     auto entry = std::make_shared<const Entry>(make());
     ++primitivesCreated;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -141,6 +185,12 @@ public:
   }
 
 private:
+  std::shared_ptr<const Entry> find(const Key &key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : it->second;
+  }
+
   std::mutex mutex_;
   std::map<Key, std::shared_ptr<const Entry>> entries_;
 };
@@ -465,7 +515,7 @@ dnnl::primitive_attr postOpsAttr(const Program &p, bool accumulate,
       break;
     }
   }
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = userScratchpad();
   attr.set_post_ops(ops);
   return attr;
 }
@@ -760,8 +810,7 @@ double timedRun(const dnnl::primitive &p,
                 const std::unordered_map<int, memory> &args) {
   dnnl::stream stream(cpuEngine());
   auto start = std::chrono::steady_clock::now();
-  p.execute(stream, args);
-  stream.wait();
+  execute(p, stream, args);
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
       .count();
@@ -1054,8 +1103,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
                   {/*maxFirstMs=*/10.0, /*skipGemm=*/false});
     e.b = chosen.weights;
     if (e.b != e.userB)
-      e.bIn = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), e.userB,
-                                                          cpuEngine(), e.b));
+      e.bIn = makeReorder(e.userB, e.b);
     e.matmul = chosen.primitive;
     return e;
   });
@@ -1064,8 +1112,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
   memory bMem = userB;
   if (entry->b != entry->userB) {
     auto reorder = [&](memory m) {
-      entry->bIn.execute(stream, userB, m);
-      stream.wait();
+      runReorder(entry->bIn, stream, userB, m);
       return m;
     };
     if (cacheWeights) {
@@ -1078,8 +1125,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     }
   }
   args.insert({DNNL_ARG_WEIGHTS, bMem});
-  entry->matmul.execute(stream, args);
-  stream.wait();
+  execute(entry->matmul, stream, args);
 }
 
 /// The grouped convolution in oneDNN's dims: src [N, G*C, H, W], weights
@@ -1343,22 +1389,17 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     e.src = chosen.src;
     e.weights = chosen.weights;
     e.dst = chosen.dst;
-    dnnl::engine &engine = cpuEngine();
     e.reorderSrc = e.src != e.userSrc;
     e.reorderWeights = e.weights != e.userWeights;
     e.reorderDst = e.dst != e.userDst;
     if (e.reorderSrc)
-      e.srcIn = dnnl::reorder(
-          dnnl::reorder::primitive_desc(engine, e.userSrc, engine, e.src));
+      e.srcIn = makeReorder(e.userSrc, e.src);
     if (e.reorderWeights)
-      e.weightsIn = dnnl::reorder(dnnl::reorder::primitive_desc(
-          engine, e.userWeights, engine, e.weights));
+      e.weightsIn = makeReorder(e.userWeights, e.weights);
     if (e.reorderDst) {
-      e.dstOut = dnnl::reorder(
-          dnnl::reorder::primitive_desc(engine, e.dst, engine, e.userDst));
+      e.dstOut = makeReorder(e.dst, e.userDst);
       // The sum post-ops (accumulate, residual) read the output's contents.
-      e.dstIn = dnnl::reorder(
-          dnnl::reorder::primitive_desc(engine, e.userDst, engine, e.dst));
+      e.dstIn = makeReorder(e.userDst, e.dst);
     }
     return e;
   });
@@ -1375,8 +1416,7 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
   std::shared_ptr<const memory> cached;
   if (entry->reorderWeights) {
     auto reorder = [&](memory m) {
-      entry->weightsIn.execute(stream, userWeights, m);
-      stream.wait();
+      runReorder(entry->weightsIn, stream, userWeights, m);
       return m;
     };
     if (prog.constantWeights) {
@@ -1392,9 +1432,9 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
   memory dstMem =
       entry->reorderDst ? scratchMemory(entry->dst, Scratch::Dst) : userDst;
   if (entry->reorderSrc)
-    entry->srcIn.execute(stream, userSrc, srcMem);
+    runReorder(entry->srcIn, stream, userSrc, srcMem);
   if (entry->reorderDst && readsDst(prog, accumulate))
-    entry->dstIn.execute(stream, userDst, dstMem);
+    runReorder(entry->dstIn, stream, userDst, dstMem);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcMem},
                                        {DNNL_ARG_WEIGHTS, weightsMem},
                                        {DNNL_ARG_DST, dstMem}};
@@ -1407,10 +1447,9 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
                 channelData(*operands.ops[prog.ops[0].operand], channels))});
   addPostOpArgs(args, prog, accumulate, operands.ops, channels, channelDims,
                 engine);
-  entry->conv.execute(stream, args);
+  execute(entry->conv, stream, args);
   if (entry->reorderDst)
-    entry->dstOut.execute(stream, dstMem, userDst);
-  stream.wait();
+    runReorder(entry->dstOut, stream, dstMem, userDst);
 }
 
 /// A max pooling in oneDNN's dims: src [N, C, H, W], dst [N, C, OH, OW],
@@ -1465,14 +1504,12 @@ void maxPool2d(const PoolProblem &p, float *src, float *dst) {
             dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
             plain(p.src, p.srcStrides), plain(p.dst, p.dstStrides), p.strides,
             p.kernel, p.padBefore, p.padAfter),
-        engine));
+        userScratchpad(), engine));
   });
   dnnl::stream stream(engine);
-  pool->execute(
-      stream,
-      {{DNNL_ARG_SRC, memory(plain(p.src, p.srcStrides), engine, src)},
-       {DNNL_ARG_DST, memory(plain(p.dst, p.dstStrides), engine, dst)}});
-  stream.wait();
+  execute(*pool, stream,
+          {{DNNL_ARG_SRC, memory(plain(p.src, p.srcStrides), engine, src)},
+           {DNNL_ARG_DST, memory(plain(p.dst, p.dstStrides), engine, dst)}});
 }
 
 /// Merges dims `d` and `d + 1` of a strided view into one when they are
@@ -1634,15 +1671,12 @@ void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
     for (const Dims *v : {&sizes, &from, &to})
       key.insert(key.end(), v->begin(), v->end());
     dnnl::engine &engine = cpuEngine();
-    auto reorder = reorderCache().get(key, [&] {
-      return dnnl::reorder(dnnl::reorder::primitive_desc(
-          engine, plain(sizes, from), engine, plain(sizes, to)));
-    });
+    auto r = reorderCache().get(
+        key, [&] { return makeReorder(plain(sizes, from), plain(sizes, to)); });
     dnnl::stream stream(engine);
     memory src(plain(sizes, from), engine, dataOf(*input));
     memory dst(plain(sizes, to), engine, dataOf(*output));
-    reorder->execute(stream, src, dst);
-    stream.wait();
+    runReorder(*r, stream, src, dst);
   });
   if (!ok)
     fail(errorBuffer);
