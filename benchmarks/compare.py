@@ -101,6 +101,7 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
                 if p.name in ("ours", "onnxruntime", "IREE"):
                     failed[p.name] = "error: torch.onnx export: " + _err(e)[7:]
     comp = {}     # peer name -> compile seconds (or error)
+    first = {}    # peer name -> seconds of its first call (first thread count)
     detail = {}
     for p in active:
         if p.name in failed:
@@ -133,6 +134,8 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
                     # threads still spin.
                     time.sleep(args.gap)
                 dt, out = p.run(want_output=True)  # warm-up
+                if n == threads_list[0]:
+                    first[p.name] = dt
                 if p.name == "torch eager":
                     ref = out
                 samples[p.name], reps[p.name] = [], common.reps_within(args.budget, dt, args.reps)
@@ -180,7 +183,8 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
             p.close()
         except Exception as e:
             log(f"  close {p.name}: {_err(e)}")
-    return {"rows": rows, "compile": {"workload": wl.name, "times": comp},
+    return {"rows": rows,
+            "compile": {"workload": wl.name, "times": comp, "first": first},
             "check": check, "detail": {k: {a: b for a, b in v.items() if a != "loss"}
                                        for k, v in detail.items()}}
 
@@ -267,7 +271,9 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
             "first TrainStep call, which traces and compiles); IREE = iree-import-onnx + "
             "iree-compile; torch.compile = its first call (1 thread, inductor's disk cache "
             "empty at the start of the run); onnxruntime = session "
-            "creation (1 thread).", "",
+            "creation (1 thread). `+` the first call after it (1 thread), where a peer "
+            "may finish preparing: ours makes its oneDNN primitives and times their "
+            "kernels there.", "",
             common.compile_table([r["compile"] for r in results], cpeers), ""]
     if any(w.kind == "gemm" for w in wls):
         out += ["GEMM throughput against the measured peak of the same thread count:", "",

@@ -118,19 +118,26 @@ def latency_table(rows, peers, ours, wanted_reps):
 
 
 def compile_table(rows, peers):
-    """rows: [{"workload", "times": {peer: seconds|error str}}] -> markdown."""
+    """rows: [{"workload", "times": {peer: seconds|error str}, "first":
+    {peer: seconds}}] -> markdown: the compile time, and `+ ` the first
+    call's where the row has it (a peer may do work there that others do
+    when compiling: ours makes its oneDNN primitives and times their
+    kernels)."""
     lines = ["| workload | " + " | ".join(peers) + " |",
              "| --- | " + " | ".join(["---:"] * len(peers)) + " |"]
     for row in rows:
         vals = []
         for p in peers:
             t = row["times"].get(p)
+            first = row.get("first", {}).get(p)
             if t is None:
                 vals.append("-")
             elif isinstance(t, str):
                 vals.append(t.replace("|", "/")[:80])
-            else:
+            elif first is None:
                 vals.append(f"{t:.2f}")
+            else:
+                vals.append(f"{t:.2f} + {first:.2f}")
         lines.append(f"| {row['workload']} | " + " | ".join(vals) + " |")
     return "\n".join(lines)
 

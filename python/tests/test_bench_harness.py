@@ -102,6 +102,11 @@ def test_compile_table():
     md = common.compile_table([{"workload": "m", "times": {"ours": 1.234, "IREE": "timeout"}}],
                               ["ours", "IREE", "onnxruntime"]).splitlines()
     assert md[2] == "| m | 1.23 | timeout | - |"
+    md = common.compile_table([{"workload": "m", "times": {"ours": 1.234, "IREE": 2.0},
+                                "first": {"ours": 0.5512, "onnxruntime": 0.1}}],
+                              ["ours", "IREE", "onnxruntime"]).splitlines()
+    # The first call is added where the compile time is known.
+    assert md[2] == "| m | 1.23 + 0.55 | 2.00 | - |"
 
 
 def test_replace_section_appends_then_replaces():
