@@ -829,8 +829,9 @@ struct ChoiceRules {
 /// with timed choice (the default) the fastest on this machine of up to
 /// four that `alternatives(first)` offers (a primitive descriptor to
 /// iterate, with the first pick's activation layouts), reference ones
-/// aside, timed when the primitive is created (a warm-up run each, then
-/// three rounds over all of them; TimingOperands says on what). oneDNN ranks
+/// aside, timed when the primitive is created (a warm-up run each, a
+/// round over all of them, two more for oneDNN's pick and those that beat
+/// it in the first; TimingOperands says on what). oneDNN ranks
 /// implementations by ISA and a static order, and its first pick is often
 /// not the fastest here (docs/onednn.md, "Timed choice"):
 /// - convolutions: `jit_dw` ran MobileNetV2's depthwise convs 10-35%
@@ -880,14 +881,28 @@ Candidate chooseImplementation(
   } while (all.size() < kMaxCandidates && other.next_impl());
   if (all.size() == 1)
     return first;
-  // Rounds over all candidates, each keeping its best run: a disturbance
+  // Rounds over the candidates, each keeping its best run: a disturbance
   // of the machine (another process's threads spinning for a while) that
   // would slow down every run of one candidate timed after the other
-  // falls on all of them alike.
+  // falls on all of them alike. After the first round only those that
+  // ran faster than oneDNN's pick go on: a slower one would have to gain
+  // more than the margin in two runs. Most problems have none (ResNet-50's
+  // 1x1 convs: four kernels within 5%), and their timing costs half.
   std::vector<double> best(all.size(), 1e300);
-  for (int round = 0; round < kRounds; ++round)
-    for (size_t i = 0; i < all.size(); ++i)
-      best[i] = std::min(best[i], timedRun(all[i].primitive, args[i]));
+  auto timeOnce = [&](size_t i) {
+    best[i] = std::min(best[i], timedRun(all[i].primitive, args[i]));
+  };
+  for (size_t i = 0; i < all.size(); ++i)
+    timeOnce(i);
+  std::vector<size_t> contenders;
+  for (size_t i = 1; i < all.size(); ++i)
+    if (best[i] < best[0])
+      contenders.push_back(i);
+  for (int round = 1; round < kRounds && !contenders.empty(); ++round) {
+    timeOnce(0);
+    for (size_t i : contenders)
+      timeOnce(i);
+  }
   timedCandidates += static_cast<int64_t>(all.size());
   if (best[0] > rules.maxFirstMs)
     return first;
