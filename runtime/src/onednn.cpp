@@ -39,6 +39,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -96,7 +97,8 @@ dnnl::primitive_attr userScratchpad() {
 }
 
 /// Runs `p` (made with userScratchpad) on `args` and this thread's
-/// scratchpad, and waits for it.
+/// scratchpad, and waits for it. Calls move their `args` in: the
+/// scratchpad joins them without a copy of the map.
 void execute(const dnnl::primitive &p, dnnl::stream &stream,
              std::unordered_map<int, memory> args) {
   const dnnl_memory_desc_t *pad = dnnl_primitive_desc_query_md(
@@ -161,8 +163,9 @@ struct MatmulEntry {
 /// the process: oneDNN 2.6 hands threads that create the same primitive
 /// one implementation object, and timing runs of it from several threads
 /// at once crashed in its kernels (docs/onednn.md, "Concurrent calls").
-std::recursive_mutex &creationMutex() {
-  static std::recursive_mutex mutex;
+/// A cache's `make` must not look up a cache itself.
+std::mutex &creationMutex() {
+  static std::mutex mutex;
   return mutex;
 }
 
@@ -175,7 +178,7 @@ public:
     if (auto found = find(key))
       return found;
     // Other threads' lookups go on while this one builds (milliseconds).
-    std::lock_guard<std::recursive_mutex> creating(creationMutex());
+    std::lock_guard<std::mutex> creating(creationMutex());
     if (auto found = find(key))
       return found;
     auto entry = std::make_shared<const Entry>(make());
@@ -1140,7 +1143,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     }
   }
   args.insert({DNNL_ARG_WEIGHTS, bMem});
-  execute(entry->matmul, stream, args);
+  execute(entry->matmul, stream, std::move(args));
 }
 
 /// The grouped convolution in oneDNN's dims: src [N, G*C, H, W], weights
@@ -1462,7 +1465,7 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
                 channelData(*operands.ops[prog.ops[0].operand], channels))});
   addPostOpArgs(args, prog, accumulate, operands.ops, channels, channelDims,
                 engine);
-  execute(entry->conv, stream, args);
+  execute(entry->conv, stream, std::move(args));
   if (entry->reorderDst)
     runReorder(entry->dstOut, stream, dstMem, userDst);
 }
