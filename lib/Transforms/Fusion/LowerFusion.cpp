@@ -35,6 +35,9 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cstring>
+#include <vector>
+
 #define DEBUG_TYPE "paddle-lower-fusion"
 
 namespace mlir::paddle {
@@ -143,6 +146,107 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root, Block &body,
     return SmallVector<int64_t>(ranges.size(), 0);
   return sizes;
 }
+
+/// Folds a linalg op that only permutes a constant (linalg.transpose or a
+/// generic copy: a transposed weight, ONNX Gemm's transB) into a constant,
+/// moving raw bytes. Upstream's constant folding does the same through one
+/// APFloat per element: 0.17 s for ResNet-50's 2048x1000 classifier, a few
+/// ms here. Element types that are not whole bytes (i1 is bit-packed) are
+/// left to it.
+struct FoldConstantPermutation : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  FoldConstantPermutation(MLIRContext *ctx)
+      : OpInterfaceRewritePattern<linalg::LinalgOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+        op.getNumDpsInits() != 1 || op->getNumResults() != 1)
+      return failure();
+    Block *body = op.getBlock();
+    auto yielded =
+        body->getOperations().size() == 1
+            ? dyn_cast<BlockArgument>(body->getTerminator()->getOperand(0))
+            : BlockArgument();
+    if (!yielded || yielded.getArgNumber() != 0)
+      return failure();
+    DenseIntOrFPElementsAttr input;
+    if (!matchPattern(op.getDpsInputs()[0], m_Constant(&input)))
+      return failure();
+    auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    auto inType = cast<ShapedType>(input.getType());
+    Type element = inType.getElementType();
+    if (!outType || !outType.hasStaticShape() || outType.getRank() == 0 ||
+        outType.getElementType() != element || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() % 8 != 0)
+      return failure();
+    AffineMap inMap = op.getIndexingMapsArray()[0];
+    AffineMap outMap = op.getIndexingMapsArray()[1];
+    if (!inMap.isPermutation() || !outMap.isPermutation())
+      return failure();
+    if (input.isSplat()) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op,
+          DenseElementsAttr::get(outType, input.getSplatValue<Attribute>()));
+      return success();
+    }
+    // For each output dim, the input's stride along it (in elements).
+    int64_t rank = outType.getRank();
+    ArrayRef<int64_t> inShape = inType.getShape();
+    SmallVector<int64_t> inStrides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+    SmallVector<int64_t> strideAlong(rank);
+    for (int64_t k = 0; k < rank; ++k) {
+      unsigned loop = outMap.getDimPosition(k);
+      for (int64_t j = 0; j < rank; ++j)
+        if (inMap.getDimPosition(j) == loop)
+          strideAlong[k] = inStrides[j];
+    }
+    size_t bytes = element.getIntOrFloatBitWidth() / 8;
+    ArrayRef<char> src = input.getRawData();
+    std::vector<char> dst(src.size());
+    ArrayRef<int64_t> outShape = outType.getShape();
+    // Walks the output in order, the input index following it.
+    SmallVector<int64_t> index(rank, 0);
+    int64_t from = 0, inner = outShape[rank - 1], step = strideAlong[rank - 1];
+    auto copyRow = [&](auto element, const char *s, char *d) {
+      using T = decltype(element);
+      for (int64_t i = 0; i < inner; ++i)
+        std::memcpy(d + i * sizeof(T), s + i * step * sizeof(T), sizeof(T));
+    };
+    for (size_t to = 0; to < dst.size(); to += inner * bytes) {
+      const char *s = src.data() + from * bytes;
+      char *d = dst.data() + to;
+      switch (bytes) {
+      case 1:
+        copyRow(uint8_t(), s, d);
+        break;
+      case 2:
+        copyRow(uint16_t(), s, d);
+        break;
+      case 4:
+        copyRow(uint32_t(), s, d);
+        break;
+      case 8:
+        copyRow(uint64_t(), s, d);
+        break;
+      default:
+        for (int64_t i = 0; i < inner; ++i)
+          std::memcpy(d + i * bytes, s + i * step * bytes, bytes);
+      }
+      for (int64_t k = rank - 2; k >= 0; --k) {
+        from += strideAlong[k];
+        if (++index[k] < outShape[k])
+          break;
+        from -= strideAlong[k] * outShape[k];
+        index[k] = 0;
+      }
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::getFromRawBuffer(outType, dst));
+    return success();
+  }
+};
 
 struct LowerFusionPass : paddle::impl::LowerFusionPassBase<LowerFusionPass> {
   using Base::Base;
@@ -292,6 +396,7 @@ void LowerFusionPass::runOnOperation() {
   linalg::populateElementwiseOpsFusionPatterns(patterns, fuseOutsideGroups);
   // Transposes and reshapes of constant weights (ONNX Gemm's transB) fold
   // at compile time instead of running on every call.
+  patterns.add<FoldConstantPermutation>(&getContext());
   linalg::populateConstantFoldLinalgOperations(
       patterns, [](OpOperand *) { return true; });
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
