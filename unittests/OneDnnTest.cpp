@@ -762,6 +762,37 @@ TEST(OneDnn, ConvolutionsTimeOneDnnsImplementationsToChoose) {
   paddle_onednn_set_timed_choice(1);
 }
 
+TEST(OneDnn, ConvolutionsTooBigToGainKeepOneDnnsPickUntimed) {
+  // A 1x1 conv of 2.1 GFLOP (512 -> 512 channels at 64x64): at any x86
+  // core's rate it runs longer than the timed choice's bound, so it keeps
+  // oneDNN's pick without a warm-up run (nothing is timed), and computes
+  // the right thing.
+  paddle_onednn_set_timed_choice(1);
+  const int64_t C = 512, F = 512, H = 64, W = 64;
+  std::vector<float> in(C * H * W), w(F * C), out(F * H * W);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = std::cos(0.11 * i) / 16;
+  paddle_memref4d_f32_t mi{
+      in.data(), in.data(), 0, {1, C, H, W}, {C * H * W, 1, W * C, C}};
+  paddle_memref4d_f32_t mw = dense4d(w, {F, C, 1, 1});
+  paddle_memref4d_f32_t mo{
+      out.data(), out.data(), 0, {1, F, H, W}, {F * H * W, 1, W * F, F}};
+  int64_t before = paddle_onednn_timed_candidates();
+  Extras none;
+  conv2d(mi, mw, mo, 1, 1, 1, 1, 0, none);
+  EXPECT_EQ(paddle_onednn_timed_candidates() - before, 0);
+  // Every 97th output against float64.
+  for (int64_t i = 0; i < F * H * W; i += 97) {
+    int64_t pixel = i / F, f = i % F;
+    double y = 0;
+    for (int64_t c = 0; c < C; ++c)
+      y += double(in[pixel * C + c]) * w[f * C + c];
+    ASSERT_NEAR(out[i], y, 1e-3) << "at pixel " << pixel << ", channel " << f;
+  }
+}
+
 TEST(OneDnn, MatmulsWithRunTimeWeightsTimeOneDnnsImplementations) {
   // c (+)= a * b with b a run-time operand whose rows are 4 KiB apart
   // (oneDNN offers brg and gemm:jit kernels for it on x86): with timed

@@ -305,6 +305,14 @@ int64_t useRuntimeThreads() {
   return n;
 }
 
+/// The product of `dims` from index `from` on.
+int64_t product(const Dims &dims, size_t from = 0) {
+  int64_t n = 1;
+  for (size_t i = from; i < dims.size(); ++i)
+    n *= dims[i];
+  return n;
+}
+
 /// The dense row-major tag of `rank` dims.
 memory::format_tag plainTag(size_t rank) {
   using tag = memory::format_tag;
@@ -826,7 +834,52 @@ struct ChoiceRules {
   double maxFirstMs;
   /// Whether implementations named "...gemm..." are left out.
   bool skipGemm;
+  /// The problem's floating-point operations and the threads it runs on,
+  /// for the bound below (0: not known).
+  double flops = 0;
+  int64_t threads = 1;
 };
+
+/// Floating-point operations per ms that one thread of this machine does at
+/// most in oneDNN's kernels, as far as a timed choice needs to know: the
+/// best of four 256^3 sgemm runs on one thread (85-90% of the FMA peak on
+/// the Zen 4 VM; a conv or matmul rarely does better), measured once, on
+/// the first timed choice, in about 2 ms.
+double gemmFlopsPerMs() {
+  static const double rate = [] {
+    constexpr int64_t n = 256;
+    std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
+    // The calling thread's own setting (an ICV), put back below.
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    double best = 1e300;
+    for (int i = 0; i < 4; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      dnnl_sgemm('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
+                 c.data(), n);
+      best = std::min(best, std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count());
+    }
+    omp_set_num_threads(threads);
+    return 2.0 * n * n * n / best;
+  }();
+  return rate;
+}
+
+/// Whether a problem of `rules.flops` would surely take longer than twice
+/// `rules.maxFirstMs` (the warm-up's bound): even at gemmFlopsPerMs() on
+/// every thread. Such a problem keeps oneDNN's pick without the warm-up
+/// run that would say so; ResNet-50's convs at batch 8 (2-15 ms each) paid
+/// one run each for it, 0.2 s of the first call.
+bool surelyTooBig(const ChoiceRules &rules) {
+  if (rules.flops <= 0)
+    return false;
+  double fastestMs =
+      rules.flops /
+      (gemmFlopsPerMs() * double(std::max<int64_t>(1, rules.threads)));
+  return fastestMs > 2 * rules.maxFirstMs;
+}
 
 /// oneDNN's implementation to use for `pd`: its first (its own pick), or
 /// with timed choice (the default) the fastest on this machine of up to
@@ -850,7 +903,7 @@ Candidate chooseImplementation(
     const ExtraLayouts &extra, const std::unordered_map<int, memory> &given,
     const ChoiceRules &rules) {
   Candidate first = candidateOf<Primitive>(pd);
-  if (!timedChoice.load(std::memory_order_relaxed))
+  if (!timedChoice.load(std::memory_order_relaxed) || surelyTooBig(rules))
     return first;
   constexpr size_t kMaxCandidates = 4;
   constexpr int kRounds = 3;
@@ -1118,7 +1171,9 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
                     return MatmulPd(desc, attr, cpuEngine());
                   },
                   extraLayouts(prog, accumulate, biasDesc, channelDims), given,
-                  {/*maxFirstMs=*/10.0, /*skipGemm=*/false});
+                  {/*maxFirstMs=*/10.0, /*skipGemm=*/false,
+                   2.0 * double(product(c.sizes)) * double(a.sizes[rank - 1]),
+                   threads});
     e.b = chosen.weights;
     if (e.b != e.userB)
       e.bIn = makeReorder(e.userB, e.b);
@@ -1389,20 +1444,23 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     // Winograd is its own algorithm, with one kernel.
     std::optional<dnnl::convolution_forward::desc> fixedDesc;
     Candidate chosen =
-        winograd
-            ? candidateOf<dnnl::convolution_forward>(pd)
-            : chooseImplementation<dnnl::convolution_forward, ConvPd>(
-                  pd,
-                  [&](const Candidate &first) {
-                    srcDesc = first.src;
-                    dstDesc = first.dst;
-                    // The iterator reads the op descriptor on each
-                    // next_impl(): it must outlive the search.
-                    fixedDesc.emplace(
-                        descOf(dnnl::algorithm::convolution_direct));
-                    return ConvPd(*fixedDesc, attr, cpuEngine());
-                  },
-                  extra, /*given=*/{}, {/*maxFirstMs=*/1.0, /*skipGemm=*/true});
+        winograd ? candidateOf<dnnl::convolution_forward>(pd)
+                 : chooseImplementation<dnnl::convolution_forward, ConvPd>(
+                       pd,
+                       [&](const Candidate &first) {
+                         srcDesc = first.src;
+                         dstDesc = first.dst;
+                         // The iterator reads the op descriptor on each
+                         // next_impl(): it must outlive the search.
+                         fixedDesc.emplace(
+                             descOf(dnnl::algorithm::convolution_direct));
+                         return ConvPd(*fixedDesc, attr, cpuEngine());
+                       },
+                       extra, /*given=*/{},
+                       {/*maxFirstMs=*/1.0, /*skipGemm=*/true,
+                        2.0 * double(product(p.dst)) *
+                            double(product(p.weights, p.weights.size() - 3)),
+                        threads});
     e.conv = chosen.primitive;
     e.src = chosen.src;
     e.weights = chosen.weights;
