@@ -9,6 +9,7 @@
 
 #include "paddle_runtime/onednn.h"
 #include "paddle_runtime/runtime.h"
+#include "winograd_weights.h"
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -617,6 +619,62 @@ TEST(OneDnn, Conv2DMayRunAsWinograd) {
     for (size_t i = 0; i < out.size(); ++i)
       ASSERT_NEAR(out[i], expected[i], 1e-5 * largest) << flags << " " << i;
   }
+}
+
+TEST(OneDnn, WinogradWeightsMatchOneDnnsReorder) {
+  // ResNet's 3x3 shapes (oneDNN picks three Winograd weights layouts among
+  // them) and one whose channels the layout pads (60 -> 64, 40 -> 48):
+  // the runtime's transform writes what oneDNN's reorder writes.
+  struct Shape {
+    int64_t n, ic, oc, hw;
+  };
+  int transformed = 0;
+  for (Shape s :
+       {Shape{1, 64, 64, 56}, Shape{8, 128, 128, 28}, Shape{1, 256, 256, 14},
+        Shape{8, 512, 512, 7}, Shape{1, 40, 60, 28}}) {
+    dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    auto any = [](const dnnl::memory::dims &d) {
+      return dnnl::memory::desc(d, dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::any);
+    };
+    std::optional<dnnl::convolution_forward::primitive_desc> pd;
+    try {
+      pd.emplace(dnnl::convolution_forward::desc(
+                     dnnl::prop_kind::forward_inference,
+                     dnnl::algorithm::convolution_winograd,
+                     any({s.n, s.ic, s.hw, s.hw}), any({s.oc, s.ic, 3, 3}),
+                     any({s.n, s.oc, s.hw, s.hw}), {1, 1}, {1, 1}, {1, 1}),
+                 engine);
+    } catch (const dnnl::error &) {
+      continue; // no Winograd kernel for it on this CPU
+    }
+    dnnl::memory::desc to = pd->weights_desc();
+    dnnl::memory::desc from({s.oc, s.ic, 3, 3}, dnnl::memory::data_type::f32,
+                            dnnl::memory::format_tag::oihw);
+    std::vector<float> w(s.oc * s.ic * 9);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = std::sin(0.37 * i) + 0.1f * std::cos(0.011 * i);
+    std::vector<float> want(to.get_size() / sizeof(float)),
+        got(want.size(), -7.0f);
+    dnnl::stream stream(engine);
+    dnnl::memory in(from, engine, w.data()), out(to, engine, want.data());
+    dnnl::reorder(dnnl::reorder::primitive_desc(engine, from, engine, to))
+        .execute(stream, in, out);
+    stream.wait();
+    if (!paddle::onednn::transformWinogradWeights(
+            w.data(), {s.oc, s.ic, 3, 3}, {s.ic * 9, 9, 3, 1}, to, got.data()))
+      continue;
+    ++transformed;
+    float scale = 0;
+    for (float v : want)
+      scale = std::max(scale, std::fabs(v));
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5 * scale)
+          << "at " << i << " of " << s.oc << "x" << s.ic << " at " << s.hw;
+  }
+  // All of them on AVX-512 (the layouts the transform knows).
+  if (__builtin_cpu_supports("avx512f"))
+    EXPECT_EQ(transformed, 5);
 }
 
 TEST(OneDnn, WinogradFlagFallsBackWhereThereIsNoKernel) {

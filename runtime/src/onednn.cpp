@@ -17,6 +17,7 @@
 
 #include "paddle_runtime/onednn.h"
 #include "paddle_runtime/runtime.h"
+#include "winograd_weights.h"
 
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -1492,7 +1493,12 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
   std::shared_ptr<const memory> cached;
   if (entry->reorderWeights) {
     auto reorder = [&](memory m) {
-      runReorder(entry->weightsIn, stream, userWeights, m);
+      // Winograd layouts are filled here (winograd_weights.h: oneDNN's
+      // reorder into them is slow), others by oneDNN.
+      if (!paddle::onednn::transformWinogradWeights(
+              weights, p.weights, p.weightsStrides, entry->weights,
+              static_cast<float *>(m.get_data_handle())))
+        runReorder(entry->weightsIn, stream, userWeights, m);
       return m;
     };
     if (prog.constantWeights) {
