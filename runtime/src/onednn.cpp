@@ -868,11 +868,15 @@ double gemmFlopsPerMs() {
   return rate;
 }
 
-/// Whether a problem of `rules.flops` would surely take longer than twice
-/// `rules.maxFirstMs` (the warm-up's bound): even at gemmFlopsPerMs() on
+/// Whether a problem of `rules.flops` would take longer than twice
+/// `rules.maxFirstMs` (the warm-up's bound) even at gemmFlopsPerMs() on
 /// every thread. Such a problem keeps oneDNN's pick without the warm-up
 /// run that would say so; ResNet-50's convs at batch 8 (2-15 ms each) paid
-/// one run each for it, 0.2 s of the first call.
+/// one run each for it, 0.2 s of the first call. Only a kernel twice as
+/// fast as sgemm, or a rate measured at half speed on a busy machine,
+/// could make this skip a problem the timing would have changed (those
+/// that run within maxFirstMs); either way oneDNN's pick stays, which is
+/// slower at worst, never wrong.
 bool surelyTooBig(const ChoiceRules &rules) {
   if (rules.flops <= 0)
     return false;
