@@ -360,6 +360,9 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
     pipelineOptions.library = jitOptions.library;
     pipelineOptions.precision = jitOptions.precision;
     pipelineOptions.fuse = jitOptions.fuse;
+    // The constants moved out of the module below are never translated:
+    // flattening them would only copy them.
+    pipelineOptions.flattenMaxBytes = kExternalConstantBytes - 1;
     buildCpuPipeline(pm, pipelineOptions);
     if (failed(pm.run(module)))
       return makeError("lowering with paddle-cpu-pipeline failed:\n" +

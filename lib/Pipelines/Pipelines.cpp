@@ -167,7 +167,9 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   // Weights as flat byte arrays: cheap to translate to LLVM IR and to emit
   // (docs/compile-time.md). After paddle-use-onednn, which finds weights
   // through their get_globals.
-  pm.addPass(createFlattenConstantGlobalsPass());
+  FlattenConstantGlobalsPassOptions flatten;
+  flatten.maxBytes = options.flattenMaxBytes;
+  pm.addPass(createFlattenConstantGlobalsPass(flatten));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   arith::ArithExpandOpsPassOptions expand;

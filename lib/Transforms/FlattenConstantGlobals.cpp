@@ -56,6 +56,8 @@ static DenseElementsAttr getFlattenableValue(memref::GlobalOp global) {
 namespace {
 struct FlattenConstantGlobalsPass
     : paddle::impl::FlattenConstantGlobalsPassBase<FlattenConstantGlobalsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = module.getContext();
@@ -77,7 +79,9 @@ struct FlattenConstantGlobalsPass
 
     for (auto global : module.getOps<memref::GlobalOp>()) {
       DenseElementsAttr value = getFlattenableValue(global);
-      if (!value || otherUses.contains(global.getSymName()))
+      if (!value || otherUses.contains(global.getSymName()) ||
+          (maxBytes > 0 &&
+           static_cast<int64_t>(value.getRawData().size()) > maxBytes))
         continue;
 
       MemRefType type = global.getType();

@@ -67,6 +67,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
           clEnumValN(LibraryChoice::OneDnn, "onednn",
                      "oneDNN for every supported op"),
           clEnumValN(LibraryChoice::None, "none", "only generated code"))};
+  Option<int64_t> flattenMaxBytes{
+      *this, "flatten-max-bytes",
+      llvm::cl::desc("Flatten only constant globals of at most this many "
+                     "bytes (paddle-flatten-constant-globals; 0: all)"),
+      llvm::cl::init(0)};
   Option<Precision> precision{
       *this, "precision",
       llvm::cl::desc("Input precision of f32 matmul and conv2d "

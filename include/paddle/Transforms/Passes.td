@@ -390,7 +390,17 @@ def FlattenConstantGlobalsPass
     %bytes = memref.get_global @w : memref<24xi8>
     %w = memref.view %bytes[%c0][] : memref<24xi8> to memref<2x3xf32>
     ```
+
+    With `max-bytes=N` only globals of at most N bytes are flattened. The
+    JIT sets it below the size from which it moves constants out of the
+    module before translation (lib/Execution/Jit.cpp): those are never
+    translated, and flattening them only copied them (0.08 s for
+    ResNet-50's 100 MB, 0.26 s for BERT-base's 440 MB).
   }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"0",
+           "Flatten only globals of at most this many bytes (0: all)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
 }
