@@ -609,9 +609,13 @@ TEST(OneDnn, Conv2DMayRunAsWinograd) {
     e.post(PADDLE_ONEDNN_POST_BIAS, 0);
     e.post(PADDLE_ONEDNN_POST_RELU);
     int64_t before = paddle_onednn_winograd_primitives();
+    int64_t transformsBefore = paddle_onednn_winograd_transforms();
     conv2d(mi, mf, mo, 1, 1, 1, 1, 0, e, {1, 1, 1, 1});
     if (flags && __builtin_cpu_supports("avx512f")) {
       EXPECT_EQ(paddle_onednn_winograd_primitives(), before + 1);
+      // The run-time weights went through the runtime's own transform,
+      // which the float64 comparison below checks end to end.
+      EXPECT_EQ(paddle_onednn_winograd_transforms(), transformsBefore + 1);
     }
     if (!flags) {
       EXPECT_EQ(paddle_onednn_winograd_primitives(), before);

@@ -126,6 +126,7 @@ void runReorder(const dnnl::primitive &r, dnnl::stream &stream,
 
 std::atomic<int64_t> primitivesCreated{0};
 std::atomic<int64_t> winogradPrimitives{0};
+std::atomic<int64_t> winogradTransforms{0};
 std::atomic<int64_t> depthwiseCalls{0};
 std::atomic<int64_t> depthwiseStripCalls{0};
 /// The most bytes of the 1x1 result one strip of a call with a depthwise
@@ -1499,9 +1500,11 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     auto reorder = [&](memory m) {
       // Winograd layouts are filled here (winograd_weights.h: oneDNN's
       // reorder into them is slow), others by oneDNN.
-      if (!paddle::onednn::transformWinogradWeights(
+      if (paddle::onednn::transformWinogradWeights(
               weights, p.weights, p.weightsStrides, entry->weights,
               static_cast<float *>(m.get_data_handle())))
+        ++winogradTransforms;
+      else
         runReorder(entry->weightsIn, stream, userWeights, m);
       return m;
     };
@@ -1771,6 +1774,7 @@ void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
 int64_t paddle_onednn_primitives_created(void) { return primitivesCreated; }
 
 int64_t paddle_onednn_winograd_primitives(void) { return winogradPrimitives; }
+int64_t paddle_onednn_winograd_transforms(void) { return winogradTransforms; }
 
 int64_t paddle_onednn_depthwise_calls(void) { return depthwiseCalls; }
 

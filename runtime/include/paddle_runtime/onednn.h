@@ -167,6 +167,10 @@ int64_t paddle_onednn_primitives_created(void);
 /* Of those, convolutions that use Winograd (flag bit 1), for tests. */
 int64_t paddle_onednn_winograd_primitives(void);
 
+/* Winograd weights the runtime transformed itself since the process started
+ * (winograd_weights.h; the others go through oneDNN's reorder), for tests. */
+int64_t paddle_onednn_winograd_transforms(void);
+
 /* Convolution and matmul implementations timed to choose among them
  * (onednn.cpp, chooseImplementation) since the process started, for tests. */
 int64_t paddle_onednn_timed_candidates(void);
