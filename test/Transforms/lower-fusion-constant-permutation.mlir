@@ -61,3 +61,21 @@ func.func @broadcast_stays() -> tensor<2x3xf32> {
   } -> tensor<2x3xf32>
   return %t : tensor<2x3xf32>
 }
+
+// -----
+
+// The permutation on the output side (the input read in order), on i8.
+// CHECK-LABEL: func.func @permuted_output_i8
+// CHECK-NOT: linalg.generic
+// CHECK: arith.constant dense<{{\[}}[0, 3], [1, 4], [2, 5]]> : tensor<3x2xi8>
+func.func @permuted_output_i8() -> tensor<3x2xi8> {
+  %w = arith.constant dense<[[0, 1, 2], [3, 4, 5]]> : tensor<2x3xi8>
+  %e = tensor.empty() : tensor<3x2xi8>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<2x3xi8>) outs(%e : tensor<3x2xi8>) {
+  ^bb0(%in: i8, %out: i8):
+    linalg.yield %in : i8
+  } -> tensor<3x2xi8>
+  return %t : tensor<3x2xi8>
+}
