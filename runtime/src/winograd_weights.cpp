@@ -2,9 +2,9 @@
 //
 // See winograd_weights.h for why. F(4x4, 3x3) maps each 3x3 filter g to the
 // 6x6 tile G g G^T: 36 points, each a fixed linear combination of the 9
-// taps. Those 36x9 coefficients are oneDNN's (its G is scaled to match its
-// input and output transforms), read back from its own reorder of unit
-// filters.
+// taps (F(2x2, 3x3), oneDNN's other kernel: 4x4 tiles, 16 points). Those
+// coefficients are oneDNN's (its G is scaled to match its input and output
+// transforms), read back from its own reorder of unit filters.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,18 +1,19 @@
 //===- winograd_weights.h - 3x3 weights into oneDNN's Winograd layout -----===//
 //
-// oneDNN's reorder into its Winograd F(4x4, 3x3) weights layout runs at a
-// few hundred MB/s on power-of-two channel counts (a 512x512x3x3 filter took
-// 97-185 ms on one thread of the Zen 4 VM): its intermediate buffer is
-// written in 36 streams 1 MiB apart, which share cache sets. It was 0.38 s
-// of ResNet-50 b8's first call. The transform here computes the same
-// values in the layout's order, 16 output channels at a time.
+// oneDNN's reorder into its Winograd weights layouts (F(4x4, 3x3) and
+// F(2x2, 3x3)) runs at a few hundred MB/s on power-of-two channel counts: a
+// 512x512x3x3 filter took 92-103 ms on one thread of the Zen 4 VM. Its
+// intermediate buffer is written in 36 streams 1 MiB apart, which share
+// cache sets. It was 0.38 s of ResNet-50 b8's first call. The transform
+// here computes the same values in the layout's order, 16 output channels
+// at a time (17-18 ms for that filter).
 //
-// Neither the transform matrix nor the layout is oneDNN API (the layout is
-// "internal"), so both are learned from oneDNN itself, once per process: the
-// matrix by reordering unit filters of a small probe problem, and the whole
-// is checked against oneDNN's reorder of other weights of that problem.
-// Where the probe fails (another layout, another oneDNN), oneDNN's reorder
-// stays in use.
+// Neither the coefficients nor the layouts are oneDNN API (its header calls
+// the layouts internal), so both are learned from oneDNN itself, once per
+// process and kind of layout: oneDNN reorders a small descriptor of the
+// same kind, unit filters among its weights give the coefficients, and the
+// transform of the others must match oneDNN's. Where that fails (another
+// layout, another oneDNN), oneDNN's reorder stays in use.
 //
 //===----------------------------------------------------------------------===//
 
