@@ -1,7 +1,8 @@
 // RUN: paddle-opt %s --paddle-convert-paddle-to-linalg --split-input-file | FileCheck %s
 
-// softmax: the max along the axis, then the sum of exp(x - max), then one
-// broadcasting generic; f16 computes in f32.
+// softmax: the max along the axis, exp(x - max) once into a tensor of the
+// compute type, its sum along the axis, then one broadcasting division;
+// f16 computes in f32.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[$BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
@@ -13,16 +14,18 @@
 // CHECK-SAME: ins(%[[X]] : tensor<?x10xf16>) outs(%[[MAXINIT]] : tensor<?xf32>)
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: arith.maximumf
-// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}
-// CHECK-SAME: ins(%[[X]], %[[MAX]] : tensor<?x10xf16>, tensor<?xf32>)
+// CHECK: %[[MAXE:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [%{{.*}}, 1] : tensor<?xf32> into tensor<?x1xf32>
+// CHECK: %[[EXP:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$BCAST]], #[[$ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[MAXE]] : tensor<?x10xf16>, tensor<?x1xf32>) outs(%{{.*}} : tensor<?x10xf32>)
 // CHECK: arith.subf
 // CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[EXP]] : tensor<?x10xf32>) outs(%{{.*}} : tensor<?xf32>)
 // CHECK: arith.addf
-// CHECK: %[[MAXE:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [%{{.*}}, 1] : tensor<?xf32> into tensor<?x1xf32>
 // CHECK: %[[SUME:.*]] = tensor.expand_shape %[[SUM]]
-// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$BCAST]], #[[$BCAST]], #[[$ID]]], iterator_types = ["parallel", "parallel"]}
-// CHECK-SAME: ins(%[[X]], %[[MAXE]], %[[SUME]] : tensor<?x10xf16>, tensor<?x1xf32>, tensor<?x1xf32>)
-// CHECK: math.exp
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$BCAST]], #[[$ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[EXP]], %[[SUME]] : tensor<?x10xf32>, tensor<?x1xf32>)
+// CHECK-NOT: math.exp
 // CHECK: arith.divf
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @softmax_f16(%x: tensor<?x10xf16>) -> tensor<?x10xf16> {
