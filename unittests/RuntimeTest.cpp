@@ -94,8 +94,10 @@ TEST(Invoke, CallsAndCopiesStridedResult) {
   float x[4] = {1, 2, 3, 4};
   paddle_tensor_t in = vector(x, 4);
   paddle_tensor_t out{};
+  int64_t copies = paddle_invoke_copied_results();
   paddle_status_t s = paddle_invoke(addOnePacked, &kAddOne, &in, 1, &out);
   ASSERT_EQ(s, nullptr) << message(s);
+  EXPECT_EQ(paddle_invoke_copied_results() - copies, 1);
   ASSERT_EQ(out.rank, 1);
   ASSERT_EQ(out.shape[0], 4);
   for (int i = 0; i < 4; ++i)
@@ -107,9 +109,11 @@ TEST(Invoke, AdoptsADenseResultWithoutCopy) {
   float x[3] = {1, 2, 3};
   paddle_tensor_t in = vector(x, 3);
   paddle_tensor_t out{};
+  int64_t copies = paddle_invoke_copied_results();
   paddle_status_t s = paddle_invoke(tripleDensePacked, &kAddOne, &in, 1, &out);
   ASSERT_EQ(s, nullptr) << message(s);
   EXPECT_EQ(out.data, lastAllocation);
+  EXPECT_EQ(paddle_invoke_copied_results(), copies);
   EXPECT_EQ(((float *)out.data)[2], 9);
   paddle_tensor_free(&out);
 }
@@ -161,8 +165,10 @@ TEST(Invoke, CopiesResultsThatShareABuffer) {
   float x[2] = {1, -4};
   paddle_tensor_t in = vector(x, 2);
   paddle_tensor_t out[2] = {};
+  int64_t copies = paddle_invoke_copied_results();
   paddle_status_t s = paddle_invoke(doubleTwicePacked, &sig, &in, 1, out);
   ASSERT_EQ(s, nullptr) << message(s);
+  EXPECT_EQ(paddle_invoke_copied_results() - copies, 2);
   EXPECT_NE(out[0].data, out[1].data);
   EXPECT_NE(out[0].data, lastAllocation);
   EXPECT_EQ(((float *)out[1].data)[1], -8);

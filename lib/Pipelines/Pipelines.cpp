@@ -179,10 +179,16 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   // ABI; LLVM's CoroSplit (in the JIT's and paddle-compile's optimizer)
   // lowers the coroutines.
   pm.addPass(createConvertAsyncToLLVMPass());
-  // Allocations go through the runtime (paddle_alloc/paddle_free), which
-  // bounds what one call may hold and reports running out of memory.
+  // Allocations go through the runtime (paddle_aligned_alloc/paddle_free),
+  // which bounds what one call may hold and reports running out of memory.
+  // They ask for the alignment itself rather than rounding a malloc'd
+  // pointer up: a result whose aligned pointer is its allocated one is
+  // handed to the caller as is, any other is copied out (paddle_invoke).
+  // With malloc, a 4 MiB result came back 16 bytes past a page and was
+  // copied on every call: a 1M-element add took 0.33 ms instead of 0.17.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());

@@ -9,6 +9,7 @@
 #include "workspace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -98,6 +99,8 @@ void copyStrided(const char *src, char *dst, int32_t rank, const int64_t *sizes,
 /// Sentinel the MLIR memref lowering uses as the allocated pointer of a
 /// global (constant) buffer; it must never be freed.
 constexpr uintptr_t kGlobalAllocatedPointer = 0xdeadbeef;
+
+std::atomic<int64_t> copiedResults{0};
 
 /// The innermost paddle_invoke on this thread, for run-time failures inside
 /// compiled code. Compiled code is plain C-like code without destructors, so
@@ -277,6 +280,7 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
     status = paddle_tensor_alloc(&outputs[o], spec.dtype, spec.rank, r.sizes);
     if (status)
       continue;
+    copiedResults.fetch_add(1, std::memory_order_relaxed);
     size_t elementSize = paddle_dtype_size(spec.dtype);
     copyStrided(r.aligned + r.offset * (int64_t)elementSize,
                 (char *)outputs[o].data, spec.rank, r.sizes, r.strides,
@@ -288,4 +292,8 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
     for (int32_t o = 0; o < sig->num_outputs; ++o)
       paddle_tensor_free(&outputs[o]);
   return status;
+}
+
+extern "C" int64_t paddle_invoke_copied_results(void) {
+  return copiedResults.load(std::memory_order_relaxed);
 }

@@ -10,9 +10,10 @@
  * results. Each tensor argument of rank R is flattened into its memref
  * descriptor fields: allocated pointer, aligned pointer, offset, R sizes, R
  * strides. Results come back as the same descriptors, one after another;
- * their buffers are allocated with malloc by the compiled code and belong
- * to the caller: paddle_invoke adopts a dense buffer that one result owns
- * alone (no copy) and copies any other result out before freeing it.
+ * their buffers are allocated by the compiled code (aligned, so that the
+ * allocated and aligned pointers are the same) and belong to the caller:
+ * paddle_invoke adopts a dense buffer that one result owns alone (no copy)
+ * and copies any other result out before freeing it.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -121,6 +122,10 @@ paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
                               const paddle_function_signature_t *signature,
                               const paddle_tensor_t *inputs, int32_t num_inputs,
                               paddle_tensor_t *outputs);
+
+/* How many results paddle_invoke has copied out instead of adopting their
+ * buffers, in this process (views, shared or borrowed buffers). */
+int64_t paddle_invoke_copied_results(void);
 
 /* Called by compiled code when a run-time check fails (for example two
  * dynamic dims that must agree do not). Inside paddle_invoke it ends the call,
