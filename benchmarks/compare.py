@@ -252,7 +252,9 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
            f"n=...); compile timeout {args.compile_timeout:.0f} s, call timeout "
            f"{args.run_timeout:.0f} s. Measured fp32 peak ({how}): {pk}.",
            "", "Median ms per call (lower is better); *ours / best* is ours' median over "
-           "the fastest other peer's.", "",
+           "the fastest other peer's, and in parentheses its 95% bootstrap interval "
+           "(2000 resamplings of the repetitions, a round's two samples kept together): "
+           "a row whose interval holds 1.00 is a tie within this run's noise.", "",
            common.latency_table(rows, peers, "ours", args.reps), ""]
     if missing:
         out += ["Not measured in this run (stopped for time): " + ", ".join(missing) + ".", ""]

@@ -4,6 +4,7 @@ section of docs/performance.md. No torch, no paddle_mlir: tested by
 python/tests/test_bench_harness.py."""
 
 import math
+import random
 import statistics
 
 class PeerError(Exception):
@@ -30,11 +31,38 @@ def round_robin(names, rep):
 
 
 def summarize(times):
-    """Seconds -> {"median_ms", "min_ms", "n"}; None for no samples."""
+    """Seconds -> {"median_ms", "min_ms", "n", "samples_ms"} (the samples in
+    the order taken, for ratio_interval); None for no samples."""
     if not times:
         return None
     ms = [t * 1e3 for t in times]
-    return {"median_ms": statistics.median(ms), "min_ms": min(ms), "n": len(ms)}
+    return {"median_ms": statistics.median(ms), "min_ms": min(ms), "n": len(ms),
+            "samples_ms": ms}
+
+
+def ratio_interval(ours_ms, best_ms, resamples=2000, level=0.95, seed=0):
+    """(low, high): a bootstrap interval at `level` of median(ours_ms) /
+    median(best_ms), from `resamples` resamplings (seeded: the same samples
+    give the same interval). Where both lists have the same length, sample i
+    of each was taken in the same round-robin round, under the same state of
+    the machine, and the rounds are resampled as pairs; otherwise each list
+    on its own. None with fewer than 5 samples on either side."""
+    if len(ours_ms) < 5 or len(best_ms) < 5:
+        return None
+    rng = random.Random(seed)
+    n, m = len(ours_ms), len(best_ms)
+    ratios = []
+    for _ in range(resamples):
+        if n == m:
+            idx = [rng.randrange(n) for _ in range(n)]
+            o, b = [ours_ms[i] for i in idx], [best_ms[i] for i in idx]
+        else:
+            o, b = rng.choices(ours_ms, k=n), rng.choices(best_ms, k=m)
+        ratios.append(statistics.median(o) / statistics.median(b))
+    ratios.sort()
+    tail = (1 - level) / 2
+    return (ratios[int(tail * resamples)],
+            ratios[min(resamples - 1, int((1 - tail) * resamples))])
 
 
 def reps_within(budget_s, first_call_s, wanted, floor=3):
@@ -88,10 +116,17 @@ def fmt_cell(cell, wanted_reps=None):
     return text
 
 
-def ratio_text(ours, best):
+def ratio_text(ours, best, best_cell=None):
+    """ours' median over `best` (ms), and where both cells carry samples the
+    95% interval of ratio_interval in parentheses: "0.97x (0.94-1.00)"."""
     if not isinstance(ours, dict) or best is None:
         return "-"
-    return f"{ours['median_ms'] / best:.2f}x"
+    text = f"{ours['median_ms'] / best:.2f}x"
+    if isinstance(best_cell, dict) and "samples_ms" in ours and "samples_ms" in best_cell:
+        interval = ratio_interval(ours["samples_ms"], best_cell["samples_ms"])
+        if interval:
+            text += f" ({interval[0]:.2f}-{interval[1]:.2f})"
+    return text
 
 
 def latency_table(rows, peers, ours, wanted_reps):
@@ -110,7 +145,7 @@ def latency_table(rows, peers, ours, wanted_reps):
         name, best = best_peer(cells, ours)
         vals = [row["workload"], str(row["threads"])]
         vals += [fmt_cell(cells.get(p), wanted_reps) for p in peers]
-        vals += [name or "-", ratio_text(cells.get(ours), best)]
+        vals += [name or "-", ratio_text(cells.get(ours), best, cells.get(name))]
         if has_load:
             vals.append(f"{row['load']:.1f}" if "load" in row else "-")
         lines.append("| " + " | ".join(vals) + " |")

@@ -25,8 +25,34 @@ def test_round_robin_rotates_and_covers_every_position():
 
 def test_summarize_median_min_in_ms():
     s = common.summarize([0.003, 0.001, 0.002, 0.010])
-    assert s == {"median_ms": pytest.approx(2.5), "min_ms": pytest.approx(1.0), "n": 4}
+    assert s == {"median_ms": pytest.approx(2.5), "min_ms": pytest.approx(1.0), "n": 4,
+                 "samples_ms": pytest.approx([3.0, 1.0, 2.0, 10.0])}
     assert common.summarize([]) is None
+
+
+def test_ratio_interval_brackets_the_ratio_and_tells_ties_from_wins():
+    import random
+    rng = random.Random(1)
+    noise = [rng.gauss(0, 0.05) for _ in range(20)]
+    # Same distribution: the interval holds 1.
+    a = [1.0 + e for e in noise]
+    b = [1.0 + e for e in noise[10:] + noise[:10]]
+    lo, hi = common.ratio_interval(a, b)
+    assert lo < 1.0 < hi
+    # 20% faster with 5% noise: the interval excludes 1 and holds 0.8.
+    fast = [0.8 * x for x in b]
+    lo, hi = common.ratio_interval(fast, a)
+    assert hi < 1.0 and lo < 0.8 < hi
+    # Seeded: the same samples give the same interval.
+    assert common.ratio_interval(fast, a) == (lo, hi)
+    # A round's samples are resampled together: a slow round that falls on
+    # both peers alike leaves their ratio exact.
+    rounds = [1.0, 1.0, 3.0, 1.0, 1.0, 5.0, 1.0, 1.0]
+    assert common.ratio_interval([0.9 * r for r in rounds], rounds) == (
+        pytest.approx(0.9), pytest.approx(0.9))
+    # Unequal counts resample each side on its own; too few samples: None.
+    assert common.ratio_interval(a[:7], b) is not None
+    assert common.ratio_interval(a[:4], b) is None
 
 
 def test_reps_within_budget():
@@ -95,6 +121,13 @@ def test_latency_table_ratio_and_errors():
     md = common.latency_table(rows, ["ours", "numpy", "IREE"], "ours", 10).splitlines()
     assert md[0] == "| workload | threads | ours | numpy | IREE | best peer | ours / best |"
     assert md[2] == "| gemm 256 | 1 | 3.00 | 1.50 | timeout (> 300 s) | numpy | 2.00x |"
+    # With samples, the ratio's interval follows it.
+    rows[0]["cells"]["ours"]["samples_ms"] = [3.0, 3.1, 2.9, 3.0, 3.2, 2.8]
+    rows[0]["cells"]["numpy"]["samples_ms"] = [1.5, 1.6, 1.4, 1.5, 1.5, 1.5]
+    md = common.latency_table(rows, ["ours", "numpy", "IREE"], "ours", 10).splitlines()
+    lo, hi = common.ratio_interval(rows[0]["cells"]["ours"]["samples_ms"],
+                                   rows[0]["cells"]["numpy"]["samples_ms"])
+    assert md[2].endswith(f"| numpy | 2.00x ({lo:.2f}-{hi:.2f}) |") and lo <= 2.0 <= hi
     assert md[3] == "| mlp | 2 | error: boom | - | 0.500 | IREE | - |"
 
 
