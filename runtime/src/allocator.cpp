@@ -3,10 +3,10 @@
 // The CPU pipeline lowers memref.alloc/dealloc to MLIR's generic allocation
 // functions, bound to these: aligned_alloc (the pipeline's use-aligned-alloc;
 // paddle_alloc, plain malloc, serves code compiled without it) and free,
-// counted against the running call's memory limit. This is the bounded allocator behind dynamically
-// shaped buffers (static ones live in the planned workspace); going over the
-// limit or running out of memory ends the call with PADDLE_OUT_OF_MEMORY
-// instead of crashing on a null pointer.
+// counted against the running call's memory limit. This is the bounded
+// allocator behind dynamically shaped buffers (static ones live in the planned
+// workspace); going over the limit or running out of memory ends the call with
+// PADDLE_OUT_OF_MEMORY instead of crashing on a null pointer.
 //
 //===----------------------------------------------------------------------===//
 
