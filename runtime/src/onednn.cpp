@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle_runtime/onednn.h"
+#include "cpu_isa.h"
 #include "paddle_runtime/runtime.h"
 #include "winograd_weights.h"
 
@@ -1044,14 +1045,9 @@ void gemvRowsGeneric(const float *a, const float *b, float *c, int64_t K,
 
 /// The widest gemvRows the CPU runs.
 GemvRowsKernel gemvRowsKernel() {
-  static const GemvRowsKernel kernel = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-      return &gemvRowsAvx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      return &gemvRowsAvx2;
-    return &gemvRowsGeneric;
-  }();
+  static const GemvRowsKernel kernel =
+      paddle::runtime::widestKernel<GemvRowsKernel>(
+          &gemvRowsAvx512, &gemvRowsAvx2, &gemvRowsGeneric);
   return kernel;
 }
 

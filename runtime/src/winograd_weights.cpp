@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "winograd_weights.h"
+#include "cpu_isa.h"
 
 #include <algorithm>
 #include <cmath>
@@ -176,14 +177,8 @@ void transform(const Coefficients &t, const Layout &l, const float *w,
                float *out) {
   using Kernel = void (*)(const Coefficients &, const Layout &, const float *,
                           const memory::dims &, const memory::dims &, float *);
-  static const Kernel kernel = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-      return &transformAvx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      return &transformAvx2;
-    return &transformGeneric;
-  }();
+  static const Kernel kernel = paddle::runtime::widestKernel<Kernel>(
+      &transformAvx512, &transformAvx2, &transformGeneric);
   kernel(t, l, w, sizes, strides, out);
 }
 
