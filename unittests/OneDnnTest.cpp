@@ -755,6 +755,40 @@ TEST(OneDnn, Conv2DFusesBiasScaleAndRelu) {
       }
 }
 
+TEST(OneDnn, CachedPrimitivesFollowEachCallsBuffers) {
+  // The runtime keeps one memory object per primitive argument and thread
+  // and points it at each call's buffers: calls of one cached primitive
+  // that alternate between two sets of operands (input, weights, bias,
+  // scale, output at other addresses, with other values) must each get
+  // their own result.
+  ConvCase cases[2];
+  ConvCase &b = cases[1];
+  for (float &v : b.in)
+    v = 1.5f - 0.25f * v;
+  for (float &v : b.w)
+    v = 0.75f * v + 0.125f;
+  b.bias = {-1.0f, 3.0f};
+  b.scale = {0.5f, 4.0f};
+  for (int call = 0; call < 6; ++call) {
+    ConvCase &t = cases[call % 2];
+    std::fill(t.out.begin(), t.out.end(), 7.0f);
+    Extras e;
+    e.operands.emplace_back(t.bias.data(), std::vector<int64_t>{2},
+                            std::vector<int64_t>{1});
+    e.operands.emplace_back(t.scale.data(), std::vector<int64_t>{2},
+                            std::vector<int64_t>{1});
+    e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+    e.post(PADDLE_ONEDNN_POST_MUL, 1);
+    conv2d(t.mi, t.mw, t.mo, 1, 1, 1, 1, 0, e);
+    for (int f = 0; f < 2; ++f)
+      for (int oh = 0; oh < 2; ++oh)
+        for (int ow = 0; ow < 2; ++ow)
+          EXPECT_NEAR(t.out[(f * 2 + oh) * 2 + ow],
+                      (t.conv(f, oh, ow) + t.bias[f]) * t.scale[f], 1e-4)
+              << "call " << call << ": " << f << oh << ow;
+  }
+}
+
 TEST(OneDnn, Conv2DSumsTheOutputsContents) {
   // A residual already in the output, then a clip.
   ConvCase t;

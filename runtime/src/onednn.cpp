@@ -52,6 +52,15 @@ using Dims = memory::dims;
 /// Everything a cached primitive depends on, flattened.
 using Key = std::vector<int64_t>;
 
+/// A key that starts with `head`, with room for a problem's dims and
+/// program (one allocation per call, not one per growth).
+Key keyOf(std::initializer_list<int64_t> head) {
+  Key key;
+  key.reserve(128);
+  key.insert(key.end(), head);
+  return key;
+}
+
 enum class Kind : int64_t { Matmul = 1, Conv = 2, Reorder = 3, Pool = 4 };
 
 dnnl::engine &cpuEngine() {
@@ -63,11 +72,12 @@ dnnl::engine &cpuEngine() {
 /// weights reordered for this call only.
 enum class Scratch { Src, Dst, Weights, Middle, Pad, Count };
 
-/// `desc`'s memory in this thread's buffer for `slot`, kept across calls.
-/// A fresh buffer per call (oneDNN's own allocation) is one mmap and a page
-/// fault per 4 KiB on every call at these sizes: a depthwise conv of
-/// MobileNetV2 took 0.99 ms that way against 0.19 ms in a reused buffer.
-memory scratchMemory(const memory::desc &desc, Scratch slot) {
+/// This thread's buffer for `slot`, of at least `bytes` bytes, kept
+/// across calls. A fresh buffer per call (oneDNN's own allocation) is one
+/// mmap and a page fault per 4 KiB on every call at these sizes: a
+/// depthwise conv of MobileNetV2 took 0.99 ms that way against 0.19 ms in a
+/// reused buffer.
+void *scratchBuffer(Scratch slot, size_t bytes) {
   struct Buffer {
     void *data = nullptr;
     size_t bytes = 0;
@@ -75,7 +85,6 @@ memory scratchMemory(const memory::desc &desc, Scratch slot) {
   };
   thread_local Buffer buffers[static_cast<int>(Scratch::Count)];
   Buffer &b = buffers[static_cast<int>(slot)];
-  size_t bytes = desc.get_size();
   if (b.bytes < bytes) {
     std::free(b.data);
     b.bytes = 0;
@@ -84,7 +93,57 @@ memory scratchMemory(const memory::desc &desc, Scratch slot) {
       throw std::bad_alloc();
     b.bytes = bytes;
   }
-  return memory(desc, cpuEngine(), b.data);
+  return b.data;
+}
+
+/// The side of an argument that a reorder brings into (or out of) the
+/// primitive's layout: the caller's buffer (`kUserSide | DNNL_ARG_SRC`), as
+/// opposed to the buffer in the primitive's layout (`DNNL_ARG_SRC`).
+constexpr int kUserSide = 1 << 28;
+
+/// This thread's memory object for argument `arg` of `owner` (a cache
+/// entry or primitive; both live as long as the process), pointed at
+/// `data`. `descOf()` gives its layout when the object is made; it is the
+/// same on every call for one (owner, arg). Made once and pointed at each
+/// call's buffer: dnnl_memory_create allocates several 64-byte aligned
+/// objects, which glibc serves slowly, and was a third of what a tiny conv
+/// call cost over the primitive's own run.
+template <typename DescOf>
+const memory &boundMemory(const void *owner, int arg, void *data,
+                          DescOf descOf) {
+  struct Hash {
+    size_t operator()(const std::pair<const void *, int> &k) const {
+      return std::hash<const void *>()(k.first) ^
+             (static_cast<size_t>(k.second) * 0x9e3779b97f4a7c15ull);
+    }
+  };
+  thread_local std::unordered_map<std::pair<const void *, int>, memory, Hash>
+      objects;
+  auto [it, fresh] = objects.try_emplace({owner, arg});
+  if (fresh)
+    it->second = memory(descOf(), cpuEngine(), data);
+  else if (it->second.get_data_handle() != data)
+    it->second.set_data_handle(data);
+  return it->second;
+}
+
+const memory &boundMemory(const void *owner, int arg, void *data,
+                          const memory::desc &desc) {
+  return boundMemory(owner, arg, data, [&] { return desc; });
+}
+
+/// `desc`'s memory in this thread's buffer for `slot`, as argument `arg`
+/// of `owner` (boundMemory).
+const memory &scratchMemory(const void *owner, int arg,
+                            const memory::desc &desc, Scratch slot) {
+  return boundMemory(owner, arg, scratchBuffer(slot, desc.get_size()), desc);
+}
+
+/// This thread's stream on the CPU engine (execution with OpenMP is
+/// synchronous; a stream per call cost allocations).
+dnnl::stream &threadStream() {
+  thread_local dnnl::stream stream(cpuEngine());
+  return stream;
 }
 
 /// Attributes that leave a primitive's scratchpad to the caller. oneDNN's
@@ -98,18 +157,53 @@ dnnl::primitive_attr userScratchpad() {
   return attr;
 }
 
+/// The arguments of one execution, without the allocations of a map.
+class Args {
+public:
+  Args(std::initializer_list<std::pair<int, const memory *>> args) {
+    for (auto [arg, m] : args)
+      add(arg, *m);
+  }
+  void add(int arg, const memory &m) {
+    if (count_ == kCapacity)
+      throw std::logic_error("too many oneDNN arguments");
+    items_[count_++] = {arg, m.get()};
+  }
+  int count() const { return count_; }
+  const dnnl_exec_arg_t *data() const { return items_; }
+
+private:
+  // src, weights, dst, bias, a binary operand per post-op, scratchpad.
+  static constexpr int kCapacity = 5 + PADDLE_ONEDNN_MAX_POST_OPS;
+  dnnl_exec_arg_t items_[kCapacity];
+  int count_ = 0;
+};
+
 /// Runs `p` (made with userScratchpad) on `args` and this thread's
-/// scratchpad, and waits for it. Calls move their `args` in: the
-/// scratchpad joins them without a copy of the map.
-void execute(const dnnl::primitive &p, dnnl::stream &stream,
-             std::unordered_map<int, memory> args) {
+/// scratchpad, and waits for it.
+void execute(const dnnl::primitive &p, Args args) {
   const dnnl_memory_desc_t *pad = dnnl_primitive_desc_query_md(
       p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
-  if (pad && dnnl_memory_desc_get_size(pad) > 0)
-    args.insert(
-        {DNNL_ARG_SCRATCHPAD, scratchMemory(memory::desc(*pad), Scratch::Pad)});
-  p.execute(stream, args);
+  size_t padBytes = pad ? dnnl_memory_desc_get_size(pad) : 0;
+  if (padBytes > 0)
+    args.add(DNNL_ARG_SCRATCHPAD,
+             boundMemory(p.get(), DNNL_ARG_SCRATCHPAD,
+                         scratchBuffer(Scratch::Pad, padBytes),
+                         [&] { return memory::desc(*pad); }));
+  dnnl::stream &stream = threadStream();
+  dnnl::error::wrap_c_api(
+      dnnl_primitive_execute(p.get(), stream.get(), args.count(), args.data()),
+      "could not execute a primitive");
   stream.wait();
+}
+
+/// The same, with the arguments of a timing run.
+void execute(const dnnl::primitive &p,
+             const std::unordered_map<int, memory> &map) {
+  Args args{};
+  for (const auto &[arg, m] : map)
+    args.add(arg, m);
+  execute(p, args);
 }
 
 /// A reorder between two layouts, with a user scratchpad.
@@ -120,9 +214,9 @@ dnnl::reorder makeReorder(const memory::desc &from, const memory::desc &to) {
 }
 
 /// Runs a reorder from `from` to `to` (execute()).
-void runReorder(const dnnl::primitive &r, dnnl::stream &stream,
-                const memory &from, const memory &to) {
-  execute(r, stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+void runReorder(const dnnl::primitive &r, const memory &from,
+                const memory &to) {
+  execute(r, {{DNNL_ARG_FROM, &from}, {DNNL_ARG_TO, &to}});
 }
 
 std::atomic<int64_t> primitivesCreated{0};
@@ -158,7 +252,7 @@ struct ConvEntry {
 
 struct MatmulEntry {
   dnnl::primitive matmul;
-  memory::desc a, b, c, userB;
+  memory::desc a, b, c, userB, bias;
   dnnl::reorder bIn;
 };
 
@@ -553,14 +647,14 @@ std::vector<std::pair<int, const PostOp *>> binaryPostOpArgs(const Program &p,
   return found;
 }
 
-/// The execution arguments of a program's per-channel operands.
-void addPostOpArgs(std::unordered_map<int, memory> &args, const Program &p,
-                   bool accumulate, const paddle_unranked_memref_t *const *ops,
-                   int64_t channels, const Dims &channelDims,
-                   dnnl::engine &engine) {
+/// Calls `add(arg, data)` for each of a program's per-channel operands:
+/// its execution argument and the call's data.
+template <typename Add>
+void forEachPostOpOperand(const Program &p, bool accumulate,
+                          const paddle_unranked_memref_t *const *ops,
+                          int64_t channels, Add add) {
   for (auto [arg, op] : binaryPostOpArgs(p, accumulate))
-    args.insert({arg, memory(channelDesc(channelDims), engine,
-                             channelData(*ops[op->operand], channels))});
+    add(arg, channelData(*ops[op->operand], channels));
 }
 
 /// Whether a call reads its output's contents: it accumulates, or a sum
@@ -698,7 +792,8 @@ bool guarded(const char *what, char *error, size_t size, Body body) {
 
 constexpr size_t kErrorSize = 512;
 
-/// Reordered constant weights, by primitive key and the weights' address.
+/// Reordered constant weights, by primitive (its cache entry, which lives
+/// as long as the process and stands for its key) and the weights' address.
 /// A constant's contents never change while its module is loaded; a new
 /// module may reuse the address for other contents, so each call site owns
 /// a state word in its module's memory (zero when loaded). The first call
@@ -710,9 +805,9 @@ constexpr size_t kErrorSize = 512;
 class WeightsCache {
 public:
   template <typename Make>
-  std::shared_ptr<const memory> get(Key key, const void *address,
+  std::shared_ptr<const memory> get(const void *primitive, const void *address,
                                     int64_t *state, Make make) {
-    key.push_back(static_cast<int64_t>(reinterpret_cast<uintptr_t>(address)));
+    std::pair<const void *, const void *> key{primitive, address};
     int64_t token = __atomic_load_n(state, __ATOMIC_ACQUIRE);
     if (token != 0) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -741,7 +836,7 @@ private:
   };
   std::mutex mutex_;
   std::atomic<int64_t> nextToken_{0};
-  std::map<Key, Entry> entries_;
+  std::map<std::pair<const void *, const void *>, Entry> entries_;
 };
 
 WeightsCache &weightsCache() {
@@ -822,9 +917,8 @@ private:
 /// One run of `p` on `args`, in ms.
 double timedRun(const dnnl::primitive &p,
                 const std::unordered_map<int, memory> &args) {
-  dnnl::stream stream(cpuEngine());
   auto start = std::chrono::steady_clock::now();
-  execute(p, stream, args);
+  execute(p, args);
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
       .count();
@@ -1104,9 +1198,9 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     return;
   int64_t threads = useRuntimeThreads();
   size_t rank = c.sizes.size();
-  Key key{static_cast<int64_t>(Kind::Matmul), threads, accumulate,
-          static_cast<int64_t>(rank),
-          timedChoice.load(std::memory_order_relaxed)};
+  Key key = keyOf({static_cast<int64_t>(Kind::Matmul), threads, accumulate,
+                   static_cast<int64_t>(rank),
+                   timedChoice.load(std::memory_order_relaxed)});
   for (const Dims *v :
        {&a.sizes, &a.strides, &b.sizes, &b.strides, &c.sizes, &c.strides})
     key.insert(key.end(), v->begin(), v->end());
@@ -1115,34 +1209,22 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
   Dims channelDims(rank, 1);
   channelDims[rank - 1] = n;
   bool bias = !prog.ops.empty() && prog.ops[0].kind == PADDLE_ONEDNN_POST_BIAS;
-  memory::desc aDesc = plain(a.sizes, a.strides),
-               userBDesc = plain(b.sizes, b.strides),
-               cDesc = plain(c.sizes, c.strides),
-               biasDesc(channelDims, memory::data_type::f32, plainTag(rank));
-  dnnl::engine &engine = cpuEngine();
-  // The call's operands but the weights (which may need a reorder first).
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, memory(aDesc, engine, a.data)},
-      {DNNL_ARG_DST, memory(cDesc, engine, c.data)}};
-  if (bias)
-    args.insert({DNNL_ARG_BIAS,
-                 memory(biasDesc, engine,
-                        channelData(*operands.ops[prog.ops[0].operand], n))});
-  addPostOpArgs(args, prog, accumulate, operands.ops, n, channelDims, engine);
-  memory userB(userBDesc, engine, b.data);
+  float *biasData =
+      bias ? channelData(*operands.ops[prog.ops[0].operand], n) : nullptr;
   // Constant 2-D weights take the layout oneDNN prefers, reordered once.
   bool cacheWeights = prog.constantWeights && rank == 2;
   auto entry = matmulCache().get(key, [&] {
     MatmulEntry e;
-    e.a = aDesc;
-    e.userB = userBDesc;
+    e.a = plain(a.sizes, a.strides);
+    e.userB = plain(b.sizes, b.strides);
     e.b = cacheWeights ? cachedWeightsDesc(b.sizes) : e.userB;
-    e.c = cDesc;
+    e.c = plain(c.sizes, c.strides);
+    e.bias = memory::desc(channelDims, memory::data_type::f32, plainTag(rank));
     dnnl::primitive_attr attr = postOpsAttr(prog, accumulate, channelDims);
     // The iterator of the timed choice reads the op descriptor on each
     // next_impl(): it must outlive the search.
     const dnnl::matmul::desc desc =
-        bias ? dnnl::matmul::desc(e.a, e.b, biasDesc, e.c)
+        bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
              : dnnl::matmul::desc(e.a, e.b, e.c);
     using MatmulPd = dnnl::matmul::primitive_desc;
     MatmulPd pd(desc, attr, cpuEngine());
@@ -1152,10 +1234,18 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     // 5.6-8.5 ms over eight sets of buffers, `gemm:jit` (which packs B)
     // 5.8-7.1, so zeros in buffers of their own would decide by chance.
     // They write the output only where the call overwrites it anyway.
-    std::unordered_map<int, memory> given = args;
-    given.insert({DNNL_ARG_WEIGHTS, userB});
-    if (readsDst(prog, accumulate))
-      given.erase(DNNL_ARG_DST);
+    dnnl::engine &engine = cpuEngine();
+    std::unordered_map<int, memory> given{
+        {DNNL_ARG_SRC, memory(e.a, engine, a.data)},
+        {DNNL_ARG_WEIGHTS, memory(e.userB, engine, b.data)}};
+    if (!readsDst(prog, accumulate))
+      given.insert({DNNL_ARG_DST, memory(e.c, engine, c.data)});
+    if (bias)
+      given.insert({DNNL_ARG_BIAS, memory(e.bias, engine, biasData)});
+    forEachPostOpOperand(
+        prog, accumulate, operands.ops, n, [&](int arg, float *data) {
+          given.insert({arg, memory(channelDesc(channelDims), engine, data)});
+        });
     // Constant weights keep oneDNN's pick: in the layout it prefers
     // (blocked, or rows padded against 4K aliasing) its kernels ran
     // GPT-2's and BERT's products at 90-98% of the peak, and timing them
@@ -1172,7 +1262,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
                   [&](const Candidate &) {
                     return MatmulPd(desc, attr, cpuEngine());
                   },
-                  extraLayouts(prog, accumulate, biasDesc, channelDims), given,
+                  extraLayouts(prog, accumulate, e.bias, channelDims), given,
                   {/*maxFirstMs=*/10.0, /*skipGemm=*/false,
                    2.0 * double(product(c.sizes)) * double(a.sizes[rank - 1]),
                    threads});
@@ -1182,25 +1272,38 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     e.matmul = chosen.primitive;
     return e;
   });
-  dnnl::stream stream(engine);
-  std::shared_ptr<const memory> cached;
-  memory bMem = userB;
-  if (entry->b != entry->userB) {
-    auto reorder = [&](memory m) {
-      runReorder(entry->bIn, stream, userB, m);
-      return m;
-    };
-    if (cacheWeights) {
-      cached = weightsCache().get(key, b.data, state, [&] {
-        return reorder(memory(entry->b, engine));
+  const MatmulEntry *owner = entry.get();
+  Args args{
+      {DNNL_ARG_SRC, &boundMemory(owner, DNNL_ARG_SRC, a.data, owner->a)},
+      {DNNL_ARG_DST, &boundMemory(owner, DNNL_ARG_DST, c.data, owner->c)}};
+  if (bias)
+    args.add(DNNL_ARG_BIAS,
+             boundMemory(owner, DNNL_ARG_BIAS, biasData, owner->bias));
+  forEachPostOpOperand(
+      prog, accumulate, operands.ops, n, [&](int arg, float *data) {
+        args.add(arg, boundMemory(owner, arg, data,
+                                  [&] { return channelDesc(channelDims); }));
       });
-      bMem = *cached;
+  const memory &userB =
+      boundMemory(owner, kUserSide | DNNL_ARG_WEIGHTS, b.data, owner->userB);
+  std::shared_ptr<const memory> cached;
+  const memory *bMem = &userB;
+  if (owner->b != owner->userB) {
+    if (cacheWeights) {
+      cached = weightsCache().get(owner, b.data, state, [&] {
+        memory m(owner->b, cpuEngine());
+        runReorder(owner->bIn, userB, m);
+        return m;
+      });
+      bMem = cached.get();
     } else {
-      bMem = reorder(scratchMemory(entry->b, Scratch::Weights));
+      bMem =
+          &scratchMemory(owner, DNNL_ARG_WEIGHTS, owner->b, Scratch::Weights);
+      runReorder(owner->bIn, userB, *bMem);
     }
   }
-  args.insert({DNNL_ARG_WEIGHTS, bMem});
-  execute(entry->matmul, stream, std::move(args));
+  args.add(DNNL_ARG_WEIGHTS, *bMem);
+  execute(owner->matmul, args);
 }
 
 /// The grouped convolution in oneDNN's dims: src [N, G*C, H, W], weights
@@ -1312,10 +1415,8 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
     // One strip: the two convolutions over the whole batch, through a
     // buffer for the 1x1 result (batch-N primitives, as unfused).
     Dims middleDims{n, c, h, w}, middleStrides{h * w * c, 1, w * c, c};
-    memory buffer = scratchMemory(
-        memory::desc(middleDims, memory::data_type::f32, middleStrides),
-        Scratch::Middle);
-    auto *middle = static_cast<float *>(buffer.get_data_handle());
+    auto *middle = static_cast<float *>(
+        scratchBuffer(Scratch::Middle, n * h * w * c * sizeof(float)));
     ConvProblem one = p;
     one.dst = middleDims;
     one.dstStrides = middleStrides;
@@ -1329,10 +1430,8 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
   ++depthwiseStripCalls;
   int64_t maxRows = std::min(h, s * (rows - 1) + 3);
   Dims middleStrides{maxRows * w * c, 1, w * c, c};
-  memory buffer = scratchMemory(
-      memory::desc({1, c, maxRows, w}, memory::data_type::f32, middleStrides),
-      Scratch::Middle);
-  auto *middle = static_cast<float *>(buffer.get_data_handle());
+  auto *middle = static_cast<float *>(
+      scratchBuffer(Scratch::Middle, maxRows * w * c * sizeof(float)));
   for (int64_t image = 0; image < n; ++image) {
     float *in = src + image * p.srcStrides[0];
     float *out = dst + image * p.dstStrides[0];
@@ -1382,9 +1481,9 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
                            state);
   checkConvShape(p);
   int64_t threads = useRuntimeThreads();
-  Key key{static_cast<int64_t>(Kind::Conv), threads, accumulate,
-          static_cast<int64_t>(p.weights.size()),
-          timedChoice.load(std::memory_order_relaxed)};
+  Key key = keyOf({static_cast<int64_t>(Kind::Conv), threads, accumulate,
+                   static_cast<int64_t>(p.weights.size()),
+                   timedChoice.load(std::memory_order_relaxed)});
   for (const Dims *v :
        {&p.src, &p.srcStrides, &p.weights, &p.weightsStrides, &p.dst,
         &p.dstStrides, &p.strides, &p.dilations, &p.padBefore, &p.padAfter})
@@ -1482,59 +1581,73 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     return e;
   });
 
-  dnnl::engine &engine = cpuEngine();
-  dnnl::stream stream(engine);
-  memory userSrc(entry->userSrc, engine, src);
-  memory userWeights(entry->userWeights, engine, weights);
-  memory userDst(entry->userDst, engine, dst);
+  const ConvEntry *owner = entry.get();
+  const memory &userSrc =
+      boundMemory(owner, kUserSide | DNNL_ARG_SRC, src, owner->userSrc);
+  const memory &userWeights = boundMemory(owner, kUserSide | DNNL_ARG_WEIGHTS,
+                                          weights, owner->userWeights);
+  const memory &userDst =
+      boundMemory(owner, kUserSide | DNNL_ARG_DST, dst, owner->userDst);
   // Buffers in the primitive's layouts for this call (this thread's).
-  memory srcMem =
-      entry->reorderSrc ? scratchMemory(entry->src, Scratch::Src) : userSrc;
-  memory weightsMem = userWeights;
+  const memory &srcMem =
+      owner->reorderSrc
+          ? scratchMemory(owner, DNNL_ARG_SRC, owner->src, Scratch::Src)
+          : userSrc;
+  const memory *weightsMem = &userWeights;
   std::shared_ptr<const memory> cached;
-  if (entry->reorderWeights) {
-    auto reorder = [&](memory m) {
+  if (owner->reorderWeights) {
+    auto reorder = [&](const memory &m) {
       // Winograd layouts are filled here (winograd_weights.h: oneDNN's
       // reorder into them is slow), others by oneDNN.
       if (paddle::onednn::transformWinogradWeights(
-              weights, p.weights, p.weightsStrides, entry->weights,
+              weights, p.weights, p.weightsStrides, owner->weights,
               static_cast<float *>(m.get_data_handle())))
         ++winogradTransforms;
       else
-        runReorder(entry->weightsIn, stream, userWeights, m);
-      return m;
+        runReorder(owner->weightsIn, userWeights, m);
     };
     if (prog.constantWeights) {
       // Cached weights own their memory.
-      cached = weightsCache().get(key, weights, state, [&] {
-        return reorder(memory(entry->weights, engine));
+      cached = weightsCache().get(owner, weights, state, [&] {
+        memory m(owner->weights, cpuEngine());
+        reorder(m);
+        return m;
       });
-      weightsMem = *cached;
+      weightsMem = cached.get();
     } else {
-      weightsMem = reorder(scratchMemory(entry->weights, Scratch::Weights));
+      weightsMem = &scratchMemory(owner, DNNL_ARG_WEIGHTS, owner->weights,
+                                  Scratch::Weights);
+      reorder(*weightsMem);
     }
   }
-  memory dstMem =
-      entry->reorderDst ? scratchMemory(entry->dst, Scratch::Dst) : userDst;
-  if (entry->reorderSrc)
-    runReorder(entry->srcIn, stream, userSrc, srcMem);
-  if (entry->reorderDst && readsDst(prog, accumulate))
-    runReorder(entry->dstIn, stream, userDst, dstMem);
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcMem},
-                                       {DNNL_ARG_WEIGHTS, weightsMem},
-                                       {DNNL_ARG_DST, dstMem}};
+  const memory &dstMem =
+      owner->reorderDst
+          ? scratchMemory(owner, DNNL_ARG_DST, owner->dst, Scratch::Dst)
+          : userDst;
+  if (owner->reorderSrc)
+    runReorder(owner->srcIn, userSrc, srcMem);
+  if (owner->reorderDst && readsDst(prog, accumulate))
+    runReorder(owner->dstIn, userDst, dstMem);
+  Args args{{DNNL_ARG_SRC, &srcMem},
+            {DNNL_ARG_WEIGHTS, weightsMem},
+            {DNNL_ARG_DST, &dstMem}};
   if (bias)
-    args.insert(
-        {DNNL_ARG_BIAS,
-         memory(memory::desc({channels}, memory::data_type::f32,
-                             memory::format_tag::a),
-                engine,
-                channelData(*operands.ops[prog.ops[0].operand], channels))});
-  addPostOpArgs(args, prog, accumulate, operands.ops, channels, channelDims,
-                engine);
-  execute(entry->conv, stream, std::move(args));
-  if (entry->reorderDst)
-    runReorder(entry->dstOut, stream, dstMem, userDst);
+    args.add(
+        DNNL_ARG_BIAS,
+        boundMemory(owner, DNNL_ARG_BIAS,
+                    channelData(*operands.ops[prog.ops[0].operand], channels),
+                    [&] {
+                      return memory::desc({channels}, memory::data_type::f32,
+                                          memory::format_tag::a);
+                    }));
+  forEachPostOpOperand(
+      prog, accumulate, operands.ops, channels, [&](int arg, float *data) {
+        args.add(arg, boundMemory(owner, arg, data,
+                                  [&] { return channelDesc(channelDims); }));
+      });
+  execute(owner->conv, args);
+  if (owner->reorderDst)
+    runReorder(owner->dstOut, dstMem, userDst);
 }
 
 /// A max pooling in oneDNN's dims: src [N, C, H, W], dst [N, C, OH, OW],
@@ -1576,7 +1689,7 @@ void maxPool2d(const PoolProblem &p, float *src, float *dst) {
   checkPoolShape(p);
   if (anyZero(p.src))
     throw std::invalid_argument("the output has windows over an empty input");
-  Key key{static_cast<int64_t>(Kind::Pool), useRuntimeThreads()};
+  Key key = keyOf({static_cast<int64_t>(Kind::Pool), useRuntimeThreads()});
   for (const Dims *v : {&p.src, &p.srcStrides, &p.dst, &p.dstStrides, &p.kernel,
                         &p.strides, &p.padBefore, &p.padAfter})
     key.insert(key.end(), v->begin(), v->end());
@@ -1591,10 +1704,13 @@ void maxPool2d(const PoolProblem &p, float *src, float *dst) {
             p.kernel, p.padBefore, p.padAfter),
         userScratchpad(), engine));
   });
-  dnnl::stream stream(engine);
-  execute(*pool, stream,
-          {{DNNL_ARG_SRC, memory(plain(p.src, p.srcStrides), engine, src)},
-           {DNNL_ARG_DST, memory(plain(p.dst, p.dstStrides), engine, dst)}});
+  const dnnl::pooling_forward *owner = pool.get();
+  execute(*owner, {{DNNL_ARG_SRC,
+                    &boundMemory(owner, DNNL_ARG_SRC, src,
+                                 [&] { return plain(p.src, p.srcStrides); })},
+                   {DNNL_ARG_DST, &boundMemory(owner, DNNL_ARG_DST, dst, [&] {
+                      return plain(p.dst, p.dstStrides);
+                    })}});
 }
 
 /// Merges dims `d` and `d + 1` of a strided view into one when they are
@@ -1752,16 +1868,17 @@ void _mlir_ciface_paddle_onednn_reorder(const paddle_memref4d_f32_t *input,
       return;
     Dims from = stridesOf<paddle_memref4d_f32_t, 4>(*input);
     Dims to = stridesOf<paddle_memref4d_f32_t, 4>(*output);
-    Key key{static_cast<int64_t>(Kind::Reorder), useRuntimeThreads()};
+    Key key = keyOf({static_cast<int64_t>(Kind::Reorder), useRuntimeThreads()});
     for (const Dims *v : {&sizes, &from, &to})
       key.insert(key.end(), v->begin(), v->end());
-    dnnl::engine &engine = cpuEngine();
     auto r = reorderCache().get(
         key, [&] { return makeReorder(plain(sizes, from), plain(sizes, to)); });
-    dnnl::stream stream(engine);
-    memory src(plain(sizes, from), engine, dataOf(*input));
-    memory dst(plain(sizes, to), engine, dataOf(*output));
-    runReorder(*r, stream, src, dst);
+    const dnnl::reorder *owner = r.get();
+    runReorder(*owner,
+               boundMemory(owner, DNNL_ARG_FROM, dataOf(*input),
+                           [&] { return plain(sizes, from); }),
+               boundMemory(owner, DNNL_ARG_TO, dataOf(*output),
+                           [&] { return plain(sizes, to); }));
   });
   if (!ok)
     fail(errorBuffer);
