@@ -1432,6 +1432,12 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
   Dims middleStrides{maxRows * w * c, 1, w * c, c};
   auto *middle = static_cast<float *>(
       scratchBuffer(Scratch::Middle, maxRows * w * c * sizeof(float)));
+  // The strips' problems, updated in place (their dims keep their storage).
+  ConvProblem one = p;
+  one.dstStrides = middleStrides;
+  ConvProblem dw{{},     middleStrides, {c, 1, 1, 3, 3}, {9, 9, 9, 3, 1},
+                 {},     p.dstStrides,  {s, s},          {1, 1},
+                 {0, 1}, {0, 1}};
   for (int64_t image = 0; image < n; ++image) {
     float *in = src + image * p.srcStrides[0];
     float *out = dst + image * p.dstStrides[0];
@@ -1448,25 +1454,17 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
         std::memmove(middle, middle + (lo - from) * w * c, kept * rowBytes);
       int64_t fresh = hi - lo - kept;
       if (fresh > 0) {
-        ConvProblem one = p;
         one.src = {1, p.src[1], fresh, w};
         one.dst = {1, c, fresh, w};
-        one.dstStrides = middleStrides;
         conv2d(one, in + (lo + kept) * p.srcStrides[2], weights,
                middle + kept * w * c, false, first, operands, state);
       }
       from = lo;
       to = hi;
-      ConvProblem dw{{1, c, hi - lo, w},
-                     middleStrides,
-                     {c, 1, 1, 3, 3},
-                     {9, 9, 9, 3, 1},
-                     {1, c, o1 - o0, ow},
-                     p.dstStrides,
-                     {s, s},
-                     {1, 1},
-                     {s * o0 - 1 < 0 ? 1 : 0, 1},
-                     {std::max<int64_t>(0, s * (o1 - 1) + 2 - h), 1}};
+      dw.src = {1, c, hi - lo, w};
+      dw.dst = {1, c, o1 - o0, ow};
+      dw.padBefore[0] = s * o0 - 1 < 0 ? 1 : 0;
+      dw.padAfter[0] = std::max<int64_t>(0, s * (o1 - 1) + 2 - h);
       conv2d(dw, middle, filter, out + o0 * p.dstStrides[2], false, second,
              operands, state);
     }
