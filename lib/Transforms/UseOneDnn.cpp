@@ -954,21 +954,86 @@ SmallVector<int64_t> channelsLastStrides(ArrayRef<int64_t> shape) {
   return {h * w * c, 1, w * c, c};
 }
 
+/// Whether `use` is an operand of `generic` that a channels-last layout can
+/// follow: the generic has 4 loops and buffer operands, maps `use` by the
+/// identity and every operand by a projected permutation (which stays one
+/// when genericChannelsLast reorders the loops), and reads no loop index
+/// (a zero-padding copy, which loads its source by index, keeps its loops).
+bool followsLayout(linalg::GenericOp generic, OpOperand &use) {
+  if (generic.getNumLoops() != 4 || !generic.hasPureBufferSemantics() ||
+      generic.hasIndexSemantics() ||
+      !generic.getMatchingIndexingMap(&use).isIdentity())
+    return false;
+  return llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+    return map.isProjectedPermutation();
+  });
+}
+
+/// The operands of a 4-loop generic that it maps by the identity: those
+/// that change layout with the loops (followsLayout).
+SmallVector<Value> layoutOperands(linalg::GenericOp generic) {
+  SmallVector<Value> operands;
+  for (OpOperand &operand : generic->getOpOperands())
+    if (generic.getMatchingIndexingMap(&operand).isIdentity())
+      operands.push_back(operand.get());
+  return operands;
+}
+
+/// Rewrites `generic`, whose identity-mapped operands (layoutOperands) are
+/// now stored channels-last, to read and write them as [N, H, W, C] views
+/// with its loops in that order: its innermost loop then walks C, which is
+/// contiguous, instead of W, which is C elements apart. The order of each
+/// reduction is unchanged (a pool still sums H then W for each channel).
+void genericChannelsLast(linalg::GenericOp generic) {
+  MLIRContext *ctx = generic.getContext();
+  OpBuilder b(generic);
+  Location loc = generic.getLoc();
+  // [N, C, H, W] loops read the [N, H, W, C] view through this map.
+  AffineMap toNhwc =
+      AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 3, 1}, ctx);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  for (OpOperand &operand : generic->getOpOperands()) {
+    unsigned i = operand.getOperandNumber();
+    if (!maps[i].isIdentity())
+      continue;
+    ArrayRef<int64_t> nchw =
+        cast<MemRefType>(operand.get().getType()).getShape();
+    SmallVector<int64_t> sizes{nchw[0], nchw[2], nchw[3], nchw[1]};
+    SmallVector<int64_t> strides{nchw[2] * nchw[3] * nchw[1], nchw[3] * nchw[1],
+                                 nchw[1], 1};
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc, MemRefType::get(sizes, b.getF32Type()), operand.get(),
+        /*offset=*/0, sizes, strides);
+    operand.set(view);
+    maps[i] = toNhwc;
+  }
+  generic.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+  IRRewriter rewriter(ctx);
+  // Loops (N, C, H, W) -> (N, H, W, C).
+  (void)linalg::interchangeGenericOp(rewriter, generic, {0, 2, 3, 1});
+}
+
 /// Stores the activations that only oneDNN convolutions and max poolings
 /// read and write channels-last (NHWC), the layout oneDNN's convolutions
 /// pick for themselves (`format_tag::any`): a conv chain then runs without
 /// the plain <-> oneDNN reorders of each call's input and output. A buffer
 /// qualifies when every use is, through the grouped form's reshapes, the
-/// input or output of a conv or pooling call, or a whole-buffer copy (a
-/// residual).
+/// input or output of a conv or pooling call, a whole-buffer copy (a
+/// residual), a fill, or an operand of a 4-loop linalg.generic read or
+/// written with the identity map (a global average pool, or the residual
+/// add and relu fused with it).
 /// Workspace views of the same bytes that are used (memory planning's
 /// in-place reuse passes data from one to the other without a copy)
 /// qualify together or not at all. The calls then take channels-last views
 /// (memref.reinterpret_cast with permuted strides); a copy between two
 /// channels-last buffers stays a memcpy, one between a plain and a
-/// channels-last buffer becomes `reorder` (paddle_onednn_reorder). Returns
-/// how many buffers changed layout, or failure where `reorder` (which
-/// declares it) fails, before anything changed.
+/// channels-last buffer becomes `reorder` (paddle_onednn_reorder). The
+/// 4-D operands a generic maps by the identity change layout together or
+/// not at all; the generic then reads and writes them as [N, H, W, C]
+/// views with its loops in that order, so that its innermost loop walks
+/// memory contiguously (genericChannelsLast). Returns how many buffers
+/// changed layout, or failure where `reorder` (which declares it) fails,
+/// before anything changed.
 FailureOr<unsigned>
 storeChannelsLast(func::FuncOp func,
                   llvm::function_ref<FailureOr<func::FuncOp>()> reorder) {
@@ -978,6 +1043,7 @@ storeChannelsLast(func::FuncOp func,
   // Buffers that must keep one layout with the key.
   DenseMap<Value, SmallVector<Value>> coupled;
   llvm::SetVector<memref::CopyOp> copies;
+  llvm::SetVector<linalg::GenericOp> generics;
   auto isActivation = [](Operation *op, unsigned operand) {
     auto call = dyn_cast<func::CallOp>(op);
     return call && llvm::is_contained(activationOperands(call), operand);
@@ -1018,7 +1084,15 @@ storeChannelsLast(func::FuncOp func,
         copies.insert(copy);
         continue;
       }
-      if (isa<memref::DeallocOp>(user))
+      if (auto generic = dyn_cast<linalg::GenericOp>(user)) {
+        if (v != root || !followsLayout(generic, use))
+          return false;
+        generics.insert(generic);
+        continue;
+      }
+      // A fill writes every element whatever the layout.
+      if (isa<memref::DeallocOp>(user) ||
+          (isa<linalg::FillOp>(user) && v == root))
         continue;
       return false;
     }
@@ -1060,6 +1134,11 @@ storeChannelsLast(func::FuncOp func,
       }
     }
   });
+  for (linalg::GenericOp generic : generics) {
+    SmallVector<Value> operands = layoutOperands(generic);
+    for (Value operand : operands)
+      llvm::append_range(coupled[operand], operands);
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (auto &[root, others] : coupled)
@@ -1124,6 +1203,9 @@ storeChannelsLast(func::FuncOp func,
       }
     }
   }
+  for (linalg::GenericOp generic : generics)
+    if (isChannelsLast(layoutOperands(generic).front()))
+      genericChannelsLast(generic);
   return changedBuffers;
 }
 

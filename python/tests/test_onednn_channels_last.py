@@ -162,6 +162,81 @@ def test_avg_pooled_output_stays_plain(tmp_path, rng):
     close(out, expected)
 
 
+def tail_module(rng, c, hw, residual_from_input):
+    """A ResNet tail: two 3x3 convs with biases, the second's output plus a
+    residual, relu, then a global average pool (reduce_mean over H and W),
+    which fuses with the add and relu into one generic. The residual is
+    the first conv's output, or with `residual_from_input` the input
+    multiplied in (a full-size operand the caller owns)."""
+    T, P = tensor_type((1, c, hw, hw), np.float32), tensor_type((1, c, 1, 1), np.float32)
+    B4 = tensor_type((1, c, 1, 1), np.float32)
+    ws = {"w1": uniform(rng, (c, c, 3, 3)) * 0.3, "w2": uniform(rng, (c, c, 3, 3)) * 0.3,
+          "b1": uniform(rng, (c,)), "b2": uniform(rng, (c,))}
+    W = tensor_type((c, c, 3, 3), np.float32)
+    lines = "".join(constant(k, v) for k, v in ws.items())
+    body = "  %zero = paddle.constant dense<0.0> : tensor<f32>\n"
+    for dst, src, i in [("a", "x", 1), ("b", "a", 2)]:
+        body += (f"  %{dst}c = paddle.conv2d %{src}, %w{i} {{padding = array<i64: 1, 1, 1, 1>}}"
+                 f" : {T}, {W} -> {T}\n"
+                 f"  %{dst}r = paddle.reshape %b{i} shape = [1, -1, 1, 1] : "
+                 f"tensor<{c}xf32> -> {B4}\n"
+                 f"  %{dst} = paddle.add %{dst}c, %{dst}r : {T}, {B4} -> {T}\n")
+    if residual_from_input:
+        body += f"  %s = paddle.mul %b, %x : {T}, {T} -> {T}\n"
+    else:
+        body += f"  %s = paddle.add %b, %a : {T}, {T} -> {T}\n"
+    body += (f"  %y = paddle.maximum %s, %zero : {T}, tensor<f32> -> {T}\n"
+             f"  %p = paddle.reduce_mean %y axes = [2, 3] keepdims : {T} -> {P}\n")
+    text = f"func.func @main(%x: {T}) -> {P} {{\n" + lines + body + f"  return %p : {P}\n}}\n"
+
+    def ref(x):
+        def conv(v, i):
+            return conv_ref(v, ws[f"w{i}"], 1, 1) + ws[f"b{i}"].astype(np.float64).reshape(1, -1, 1, 1)
+        a = conv(x.astype(np.float64), 1)
+        b = conv(a, 2)
+        s = b * x if residual_from_input else b + a
+        return np.maximum(s, 0).mean(axis=(2, 3), keepdims=True)
+    return text, ref
+
+
+@pytest.mark.parametrize("c,hw", [(16, 7), (40, 9)])
+def test_global_pool_reads_channels_last(tmp_path, rng, c, hw):
+    """The pool (fused with the residual add and relu) reads the two conv
+    outputs channels-last: both buffers change layout with it, the generic
+    reads them as [1, H, W, C] views with its loops in that order (C, the
+    contiguous dim, innermost), and no reorder is left. Before, the pool
+    kept both buffers plain and each call reordered them."""
+    text, ref = tail_module(rng, c, hw, residual_from_input=False)
+    found, ir = channels_last_buffers(text)
+    assert len(found) == 2, (found, ir)
+    assert "paddle_onednn_reorder" not in ir
+    generics = re.findall(r"iterator_types = \[([^\]]*)\]\} ins\(([^)]*)\)", ir)
+    pools = [ins for its, ins in generics if "reduction" in its]
+    assert len(pools) == 1, generics
+    assert pools[0].count(f"memref<1x{hw}x{hw}x{c}xf32>") == 2, pools
+    assert re.search(r'iterator_types = \["parallel", "reduction", "reduction", "parallel"\]', ir)
+    x = uniform(rng, (1, c, hw, hw))
+    for library in ["onednn", "none"]:
+        (out,) = run_module(tmp_path, text, [x], extra_args=[f"--library={library}"])
+        close(out, ref(x))
+
+
+def test_pool_reading_a_callers_buffer_keeps_plain_layouts(tmp_path, rng):
+    """Where the fused pool also reads the caller's input (plain, not the
+    compiled function's to change), the conv output it reads stays plain
+    too and the generic keeps its loops: the operands a generic maps by the
+    identity change layout together or not at all."""
+    c, hw = 16, 7
+    text, ref = tail_module(rng, c, hw, residual_from_input=True)
+    found, ir = channels_last_buffers(text)
+    pools = re.findall(r'iterator_types = \["parallel", "parallel", "reduction", "reduction"\]', ir)
+    assert len(pools) == 1, ir
+    assert len(found) == 1, (found, ir)  # a: between the two convs only
+    x = uniform(rng, (1, c, hw, hw))
+    (out,) = run_module(tmp_path, text, [x], extra_args=["--library=onednn"])
+    close(out, ref(x))
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_max_pool_between_convs(tmp_path, rng, threads):
     """A ResNet stem: conv + bias + relu, a 3x3 stride-2 max pool padded by

@@ -5,8 +5,11 @@
 // channels-last: the calls take memref.reinterpret_cast views with NHWC
 // strides (N: H*W*C, C: 1, H: W*C, W: C; a grouped [N, G, F, H, W] view:
 // G: F, F: 1), so consecutive convs skip oneDNN's plain <-> NHWC reorders.
-// A buffer anything else touches (a generic, another view of its bytes)
-// keeps its plain layout. A whole-buffer copy between a channels-last and
+// A buffer anything else touches (another view of its bytes, a generic
+// that indexes it otherwise than by the identity or also maps a buffer that
+// must stay plain) keeps its plain layout; a generic that maps all its 4-D
+// operands by the identity reads them as [N, H, W, C] views with its loops
+// in that order. A whole-buffer copy between a channels-last and
 // a plain buffer becomes paddle_onednn_reorder; between two channels-last
 // ones it stays a copy. With channels-last=0 no buffer changes.
 
@@ -87,7 +90,8 @@ func.func @pool_between(%x: memref<1x4x8x8xf32>, %f1: memref<8x4x3x3xf32>, %f2: 
 
 // -----
 
-// A conv output a generic reads stays plain.
+// A conv output a generic reads stays plain when the generic also maps
+// the caller's buffer %r by the identity.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @read_by_generic(
 // CHECK-NOT: memref.reinterpret_cast
@@ -249,5 +253,39 @@ func.func @grouped(%x: memref<1x4x8x8xf32>, %f1: memref<8x4x3x3xf32>, %dw: memre
   linalg.fill ins(%zero : f32) outs(%r : memref<1x8x4x4xf32>)
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%d4, %f2 : memref<1x8x4x4xf32>, memref<8x8x1x1xf32>) outs(%r : memref<1x8x4x4xf32>)
+  return
+}
+
+// -----
+
+// A global average pool reads the conv output channels-last: the generic
+// takes a [1, 6, 6, 8] view and runs its loops (N, H, W, C), the channels
+// innermost, which are contiguous.
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#nc = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func @pooled(
+// CHECK: %[[A:.*]] = memref.alloc() : memref<1x8x6x6xf32>
+// CHECK: memref.reinterpret_cast %[[A]] to offset: [0], sizes: [1, 8, 6, 6], strides: [288, 1, 48, 8]
+// CHECK: call @paddle_onednn_conv2d(
+// CHECK: %[[V:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [1, 6, 6, 8], strides: [288, 48, 8, 1] : memref<1x8x6x6xf32> to memref<1x6x6x8xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%[[V]] : memref<1x6x6x8xf32>) outs(%{{.*}} : memref<1x8xf32>)
+// CHECK-NOT: paddle_onednn_reorder
+// PLAIN-LABEL: func.func @pooled(
+// PLAIN: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+func.func @pooled(%x: memref<1x4x8x8xf32>, %f1: memref<8x4x3x3xf32>, %r: memref<1x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<1x8x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<1x8x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f1 : memref<1x4x8x8xf32>, memref<8x4x3x3xf32>) outs(%a : memref<1x8x6x6xf32>)
+  linalg.fill ins(%zero : f32) outs(%r : memref<1x8xf32>)
+  linalg.generic {indexing_maps = [#id, #nc], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a : memref<1x8x6x6xf32>) outs(%r : memref<1x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %a : memref<1x8x6x6xf32>
   return
 }

@@ -450,12 +450,14 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     the program's flag, and the runtime reorders them once per module.
 
     With `channels-last`, activations that only conv and pooling calls use
-    (through the grouped form's reshapes) or whole-buffer copies are stored
-    NHWC:
+    (through the grouped form's reshapes), whole-buffer copies, fills and
+    generics that map them by the identity are stored NHWC:
     the calls take `memref.reinterpret_cast` views with NHWC strides, the
     layout oneDNN's convolutions pick, so they skip per-call reorders; a
     copy between an NHWC and a plain buffer becomes
-    `paddle_onednn_reorder` (docs/onednn.md, "Channels-last activations").
+    `paddle_onednn_reorder`; such a generic (a global average pool) reads
+    [N, H, W, C] views with its loops in that order (docs/onednn.md,
+    "Channels-last activations").
 
     With `fuse-depthwise`, a depthwise 3x3 conv call (padding 1, stride 1
     or 2, a bias and eltwise post-ops) whose input only a 1x1 conv call
