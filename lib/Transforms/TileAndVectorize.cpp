@@ -311,13 +311,6 @@ static void dropConstantIndexedDims(RewriterBase &rewriter,
     });
 }
 
-/// Whether `base` is `buffer` or a subview of it.
-static bool isViewOf(Value base, Value buffer) {
-  if (auto subview = base.getDefiningOp<memref::SubViewOp>())
-    base = subview.getSource();
-  return base == buffer;
-}
-
 namespace {
 struct TileAndVectorizePass
     : paddle::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
@@ -653,18 +646,22 @@ struct TileAndVectorizePass
   }
 
   /// Generics this pass vectorizes: all dims parallel, an identity output,
-  /// inputs read without transposition (broadcasts are fine), and a body
-  /// linalg::vectorize accepts.
+  /// inputs that read the innermost dim contiguously or not at all (the
+  /// outer dims, tiled by 1, may come in any order: a transpose of the
+  /// outer dims, or a broadcast), and a body linalg::vectorize accepts.
   static bool isSimpleElementwise(linalg::GenericOp op) {
     if (op.getNumLoops() == 0 || !op.isAllParallelLoops() ||
         op.getNumDpsInits() != 1 || !hasStaticF32Operands(op))
       return false;
+    unsigned innermost = op.getNumLoops() - 1;
     for (OpOperand &operand : op->getOpOperands()) {
       AffineMap map = op.getMatchingIndexingMap(&operand);
       if (op.isDpsInit(&operand) ? !map.isIdentity()
                                  : !map.isProjectedPermutation())
         return false;
-      if (!hasIncreasingDims(map))
+      std::optional<unsigned> at =
+          map.getResultPosition(getAffineDimExpr(innermost, op.getContext()));
+      if (at && *at != map.getNumResults() - 1)
         return false;
     }
     return succeeded(linalg::vectorizeOpPrecondition(op));
@@ -680,12 +677,21 @@ struct TileAndVectorizePass
     SmallVector<linalg::LinalgOp> matmuls;
     SmallVector<linalg::GenericOp> elementwise;
     SmallVector<std::pair<linalg::GenericOp, RowReduction>> reductions;
-    SmallVector<linalg::TransposeOp> transposes;
+    SmallVector<linalg::TransposeOp> transposes, keepsRows;
     func.walk([&](linalg::LinalgOp op) {
       if (auto transpose = dyn_cast<linalg::TransposeOp>(*op)) {
-        if (transpose.hasPureBufferSemantics() &&
-            !op->getParentOfType<scf::ParallelOp>())
-          transposes.push_back(transpose);
+        if (!transpose.hasPureBufferSemantics() ||
+            op->getParentOfType<scf::ParallelOp>())
+          return;
+        // One that keeps the innermost dim copies whole rows: an
+        // elementwise copy with its outer dims permuted.
+        ArrayRef<int64_t> perm = transpose.getPermutation();
+        if (!perm.empty() && perm.back() == int64_t(perm.size()) - 1) {
+          if (hasStaticF32Operands(op))
+            keepsRows.push_back(transpose);
+          return;
+        }
+        transposes.push_back(transpose);
       } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
         if (isMatmulCandidate(op))
           matmuls.push_back(op);
@@ -697,6 +703,13 @@ struct TileAndVectorizePass
           reductions.emplace_back(generic, *reduction);
       }
     });
+    for (linalg::TransposeOp op : keepsRows) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (succeeded(generic) && isSimpleElementwise(*generic))
+        elementwise.push_back(*generic);
+    }
     if (matmuls.empty() && elementwise.empty() && reductions.empty() &&
         transposes.empty())
       return;

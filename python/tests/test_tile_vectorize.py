@@ -86,3 +86,24 @@ def test_elementwise_broadcast(tmp_path, shape):
     out, scalar = run_all_ways(tmp_path, text, [x, bias])
     np.testing.assert_allclose(out, np.tanh(x + bias) * x, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out, scalar, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,perm", [
+    ((128, 12, 64), (1, 0, 2)),           # BERT's head split
+    ((1, 128, 1, 3, 48), (3, 1, 2, 0, 4)),  # the q/k/v split, rows of 48
+    ((2, 3, 5, 24), (2, 0, 1, 3)),        # rows of 24: 8-lane vectors
+])
+def test_transpose_keeping_rows(tmp_path, shape, perm):
+    """A transpose that keeps the innermost dim copies whole rows: it is
+    vectorized as an elementwise copy with its outer dims permuted. The
+    copy must equal numpy's exactly, on 1 and 2 threads and scalar."""
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+    out_shape = tuple(shape[p] for p in perm)
+    tx, to = tensor_type(shape, np.float32), tensor_type(out_shape, np.float32)
+    text = f"""func.func @main(%x: {tx}) -> {to} {{
+  %0 = paddle.transpose %x perm = [{", ".join(map(str, perm))}] : {tx} -> {to}
+  return %0 : {to}
+}}"""
+    out, scalar = run_all_ways(tmp_path, text, [x])
+    np.testing.assert_array_equal(out, x.transpose(perm))
+    np.testing.assert_array_equal(scalar, x.transpose(perm))

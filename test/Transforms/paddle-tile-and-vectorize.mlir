@@ -259,11 +259,16 @@ func.func @transpose_batched_blocks(%x: memref<2x40x32xf32>, %y: memref<2x32x40x
   return
 }
 
-// Rows kept whole (the innermost dim stays innermost), or a dim shorter than
-// a block: left as they are.
+// Rows kept whole (the innermost dim stays innermost): an elementwise copy
+// with the outer dims permuted, vectorized along the rows (16 or 8 lanes)
+// like any elementwise op. A dim shorter than a block: left as it is.
 // CHECK-LABEL: func.func @transpose_not_blocked(
-// CHECK-NOT: scf.parallel
-// CHECK: linalg.transpose {{.*}} permutation = [1, 0, 2]
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]], %[[K:.*]]) = {{.*}} to (%c8, %c4, %c32) step (%c1, %c1, %c[[W:16|8]])
+// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[%[[J]], %[[I]], %[[K]]] [1, 1, [[W]]]
+// CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[I]], %[[J]], %[[K]]] [1, 1, [[W]]]
+// CHECK: %[[V:.*]] = vector.load %[[IN]]{{.*}} vector<[[W]]xf32>
+// CHECK: vector.store %[[V]], %[[OUT]]
+// CHECK-NOT: permutation = [1, 0, 2]
 // CHECK: linalg.transpose {{.*}} permutation = [1, 0]
 func.func @transpose_not_blocked(%x: memref<4x8x32xf32>, %y: memref<8x4x32xf32>,
                                  %a: memref<8x64xf32>, %b: memref<64x8xf32>) {
