@@ -117,7 +117,7 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
   pm.addPass(createDropDonatedResultsPass());
   // Tile loops of fused groups -> scf.parallel, which the LLVM lowering
   // spreads over the threads like every other parallel loop.
-  pm.addPass(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(createForallToParallelPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -16,6 +16,13 @@
 // minimum returned here is already such a multiple, and at least the block
 // size upstream computes, so the rounding changes nothing.
 //
+// A loop inside another one's body (the loops of the ops in a fused group's
+// tile, an elementwise op tiled inside it) runs sequentially on the thread
+// that runs its block: the outer loop already spreads the work over the
+// threads, and dispatching every inner loop from inside a task cost more
+// than its work (a fused residual add + layer norm over 128x768 took 80 us
+// on 1 thread and on 2; docs/architecture.md, "Threads").
+//
 //===----------------------------------------------------------------------===//
 
 #include "paddle/Transforms/Passes.h"
@@ -25,6 +32,7 @@
 #include "mlir/Dialect/Async/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -118,6 +126,17 @@ struct AsyncParallelForPass
   using Base::Base;
 
   void runOnOperation() override {
+    SmallVector<scf::ParallelOp> nested;
+    getOperation()->walk([&](scf::ParallelOp op) {
+      if (op.getNumResults() == 0 && op->getParentOfType<scf::ParallelOp>())
+        nested.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp op : nested) {
+      rewriter.setInsertionPoint(op);
+      if (failed(scf::parallelForToNestedFors(rewriter, op)))
+        return signalPassFailure();
+    }
     int64_t defaultSize = minTaskSize;
     int32_t workers = numWorkerThreads;
     RewritePatternSet patterns(&getContext());

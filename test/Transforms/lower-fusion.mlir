@@ -26,12 +26,22 @@ func.func @softmax_rows(%x: tensor<8x128x128xf32>) -> tensor<8x128x128xf32> {
 // -----
 
 // layer_norm (+ residual): tiled along rows only (the reductions keep the
-// rows; columns are reduced), 4096 / 768 -> 4 rows of 128 per tile.
+// rows; columns are reduced), 4096 / 768 -> 4 rows of 128 per tile. The
+// maps of the row statistics (the mean, 1 / sqrt(var + eps)) stay generics
+// over the tile's rows: fused into the normalisation, which reads them
+// broadcast, they would be computed again for every element.
 // CHECK-LABEL: func.func @layer_norm_rows
 // CHECK: scf.forall (%{{.*}}) = (0) to (128) step (4)
-// CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
-// CHECK: iterator_types = ["parallel", "parallel"]
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: iterator_types = ["parallel"]
+// CHECK: arith.divf
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: iterator_types = ["parallel"]
 // CHECK: math.sqrt
+// CHECK: arith.divf
+// CHECK: iterator_types = ["parallel", "parallel"]
+// CHECK-NOT: math.sqrt
+// CHECK-NOT: arith.divf
 // CHECK: tensor.parallel_insert_slice
 func.func @layer_norm_rows(%x: tensor<128x768xf32>, %r: tensor<128x768xf32>, %g: tensor<768xf32>, %b: tensor<768xf32>) -> tensor<128x768xf32> {
   %a = paddle.add %x, %r : tensor<128x768xf32>, tensor<128x768xf32> -> tensor<128x768xf32>

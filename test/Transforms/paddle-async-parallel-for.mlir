@@ -60,3 +60,31 @@ func.func @wide_rows(%out: memref<4x600xf32>) {
   } {paddle.min_task_size = 100 : i64}
   return
 }
+
+// A loop inside another one's body (a fused group's tile: its ops' loops)
+// runs sequentially inside the outer loop's blocks: only the outer loop is
+// dispatched, and the inner one becomes scf.for loops.
+// CHECK-LABEL: func.func @nested
+// CHECK-COUNT-1: async.create_group
+// CHECK-NOT: async.create_group
+// CHECK-LABEL: func.func private @parallel_compute_fn(
+// CHECK-NOT: async.
+// CHECK: memref.store
+// CHECK-NEXT: }
+func.func @nested(%out: memref<64x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%t) = (%c0) to (%c64) step (%c4) {
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c32) step (%c1, %c1) {
+      %r = arith.addi %t, %i : index
+      memref.store %one, %out[%r, %j] : memref<64x32xf32>
+      scf.reduce
+    }
+    scf.reduce
+  } {paddle.min_task_size = 1 : i64}
+  return
+}

@@ -227,6 +227,21 @@ def DropDonatedResultsPass
   }];
 }
 
+def ForallToParallelPass
+    : Pass<"paddle-forall-to-parallel", "::mlir::func::FuncOp"> {
+  let summary = "Upstream's scf.forall -> scf.parallel conversion, keeping "
+                "the loop's paddle.* attributes.";
+  let description = [{
+    Runs after one-shot bufferization, in place of `scf-forall-to-parallel`
+    (which makes a new loop without the old one's attributes). A loop's
+    `paddle.min_task_size` (set by `paddle-lower-fusion` on a fused group's
+    tile loop: one tile is a task worth starting) reaches
+    `paddle-async-parallel-for` this way; without it the default minimum of
+    4096 iterations per block ran a loop of 32 row tiles on one thread.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TileAndVectorizePass
     : Pass<"paddle-tile-and-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile f32 matmuls, elementwise ops and row reductions into "

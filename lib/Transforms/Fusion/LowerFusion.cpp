@@ -3,12 +3,14 @@
 // After paddle-convert-paddle-to-linalg the body of every paddle.fusion op is
 // linalg on tensors. Elementwise chains already collapse into one
 // linalg.generic by upstream elementwise fusion (the isolated region keeps it
-// inside the group). What is left to fuse is a reduction with its producers
-// and consumers: softmax is max, sum-of-exp and a normalising generic; layer
-// norm is two sums and a normalising generic. Those are tiled at the group's
-// last op along the dims every reduction keeps (rows) and the rest of the
-// group is fused into that tile loop, so each tile's rows are reduced and
-// normalised while in cache. The group's body then replaces the op.
+// inside the group), except where that would recompute a value for every
+// element that reads it broadcast (recomputesNothing). What is left to fuse is
+// a reduction with its producers and consumers: softmax is max, sum-of-exp and
+// a normalising generic; layer norm is two sums and a normalising generic.
+// Those are tiled at the group's last op along the dims every reduction keeps
+// (rows) and the rest of the group is fused into that tile loop, so each tile's
+// rows are reduced and normalised while in cache. The group's body then
+// replaces the op.
 //
 // Outside the groups, elementwise fusion runs with a conservative rule: a
 // producer with one use is fused unless its consumer reads it broadcast and
@@ -68,17 +70,25 @@ bool isCopy(Operation *op) {
          isa<BlockArgument>(body.getTerminator()->getOperand(0));
 }
 
+/// Whether fusing the producer of `operand` into its consumer recomputes
+/// nothing but copies: the consumer reads each of its elements once (a
+/// permutation), or the producer only moves data. A map of a row's
+/// statistics (layer norm's 1 / sqrt(var + eps)) read broadcast along the
+/// row would be computed again for every element of it.
+bool recomputesNothing(OpOperand *operand) {
+  Operation *producer = operand->get().getDefiningOp();
+  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+  if (!producer || !consumer)
+    return false;
+  AffineMap map = consumer.getMatchingIndexingMap(operand);
+  return map.isPermutation() || isCopy(producer);
+}
+
 /// The elementwise fusion used outside the groups: single-use producers,
 /// and no recomputation of anything but copies.
 bool fuseOutsideGroups(OpOperand *operand) {
   Operation *producer = operand->get().getDefiningOp();
-  if (!producer || !producer->hasOneUse())
-    return false;
-  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
-  if (!consumer)
-    return false;
-  AffineMap map = consumer.getMatchingIndexingMap(operand);
-  return map.isPermutation() || isCopy(producer);
+  return producer && producer->hasOneUse() && recomputesNothing(operand);
 }
 
 /// Reshapes moved through an elementwise op outside the groups (by
@@ -287,8 +297,8 @@ LogicalResult LowerFusionPass::simplify(FusionOp fusion) {
       return failure();
   }
   RewritePatternSet fusionPatterns(ctx);
-  linalg::populateElementwiseOpsFusionPatterns(
-      fusionPatterns, [](OpOperand *) { return true; });
+  linalg::populateElementwiseOpsFusionPatterns(fusionPatterns,
+                                               recomputesNothing);
   addCleanups(fusionPatterns);
   if (failed(
           applyPatternsGreedily(fusion.getBody(), std::move(fusionPatterns))))
@@ -350,6 +360,12 @@ LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
     return fusion.emitError("paddle-lower-fusion: cannot tile the group's "
                             "last op ")
            << root->getName();
+  // Each tile is a task worth starting (about tileElements elements):
+  // paddle-async-parallel-for's default minimum of 4096 iterations per
+  // block counts elements, and would run a loop of 32 row tiles as one
+  // block on one thread.
+  result->loops.front()->setAttr("paddle.min_task_size",
+                                 rewriter.getI64IntegerAttr(1));
   for (OpResult value : root->getResults())
     rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
   // The fused producers are clones: drop the now-dead originals, and let
