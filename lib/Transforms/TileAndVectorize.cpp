@@ -703,6 +703,39 @@ struct TileAndVectorizePass
           reductions.emplace_back(generic, *reduction);
       }
     });
+    // A copy from or to a strided view (a slice, a view of a gathered
+    // row) is lowered as a call to the generic element-by-element copy of
+    // the runtime library; one whose rows are contiguous is an elementwise
+    // copy here. Contiguous copies stay memcpys.
+    SmallVector<memref::CopyOp> stridedCopies;
+    func.walk([&](memref::CopyOp copy) {
+      auto from = dyn_cast<MemRefType>(copy.getSource().getType());
+      auto to = dyn_cast<MemRefType>(copy.getTarget().getType());
+      if (from && to &&
+          (!from.getLayout().isIdentity() || !to.getLayout().isIdentity()))
+        stridedCopies.push_back(copy);
+    });
+    for (memref::CopyOp copy : stridedCopies) {
+      auto type = cast<MemRefType>(copy.getTarget().getType());
+      if (type.getRank() == 0)
+        continue;
+      rewriter.setInsertionPoint(copy);
+      AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+      auto generic = linalg::GenericOp::create(
+          rewriter, copy.getLoc(), TypeRange{}, ValueRange{copy.getSource()},
+          ValueRange{copy.getTarget()}, ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(type.getRank(),
+                                           utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          });
+      if (!isSimpleElementwise(generic)) {
+        rewriter.eraseOp(generic);
+        continue;
+      }
+      rewriter.eraseOp(copy);
+      elementwise.push_back(generic);
+    }
     for (linalg::TransposeOp op : keepsRows) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::GenericOp> generic =

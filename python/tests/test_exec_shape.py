@@ -332,6 +332,24 @@ def test_gather_clamps_out_of_range(tmp_path, rng):
     check(r, np.take(x, np.clip(wrapped, 0, 4), axis=1))
 
 
+@pytest.mark.parametrize("index,axis", [(1, 0), (-1, 1), (-5, 1), (7, 2), (0, -1)])
+def test_gather_constant_scalar_index(tmp_path, rng, index, axis):
+    """A constant scalar index is a slice (a view, no copy loop): the same
+    wrap-once-then-clamp rule as indices read at run time."""
+    x = random_array(rng, (3, 4, 5), np.float32)
+    a = axis % 3
+    n = x.shape[a]
+    out = [d for i, d in enumerate(x.shape) if i != a]
+    tx, tr = tensor_type(x.shape, np.float32), tensor_type(out, np.float32)
+    text = (f"func.func @main(%x: {tx}) -> {tr} {{\n"
+            f"  %i = paddle.constant dense<{index}> : tensor<i64>\n"
+            f"  %0 = paddle.gather %x, %i axis = {axis} : {tx}, tensor<i64> -> {tr}\n"
+            f"  return %0 : {tr}\n}}\n")
+    (r,) = run_module(tmp_path, text, [x])
+    wrapped = index + n if index < 0 else index
+    np.testing.assert_array_equal(r, np.take(x, min(max(wrapped, 0), n - 1), axis=a))
+
+
 # -----------------------------------------------------------------------------
 # scatter_add
 # -----------------------------------------------------------------------------

@@ -276,3 +276,23 @@ func.func @transpose_not_blocked(%x: memref<4x8x32xf32>, %y: memref<8x4x32xf32>,
   linalg.transpose ins(%a : memref<8x64xf32>) outs(%b : memref<64x8xf32>) permutation = [1, 0]
   return
 }
+
+// -----
+
+// A copy from a strided view whose rows are contiguous (a slice of a
+// stacked tensor) is an elementwise copy, vectorized along the rows; the
+// runtime library's generic copy would move it one element at a time. A
+// copy between contiguous buffers stays a memcpy (memref.copy).
+// CHECK-LABEL: func.func @copies(
+// CHECK: scf.parallel
+// CHECK: vector.load {{.*}}strided<[768, 768, 1], offset: ?>>, vector<{{16|8}}xf32>
+// CHECK: vector.store
+// CHECK-NOT: memref.copy %{{.*}}strided
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4x8xf32> to memref<4x8xf32>
+func.func @copies(%x: memref<3x128x1x768xf32>, %y: memref<128x1x768xf32>,
+                  %a: memref<4x8xf32>, %b: memref<4x8xf32>) {
+  %s = memref.subview %x[1, 0, 0, 0] [1, 128, 1, 768] [1, 1, 1, 1] : memref<3x128x1x768xf32> to memref<128x1x768xf32, strided<[768, 768, 1], offset: 98304>>
+  memref.copy %s, %y : memref<128x1x768xf32, strided<[768, 768, 1], offset: 98304>> to memref<128x1x768xf32>
+  memref.copy %a, %b : memref<4x8xf32> to memref<4x8xf32>
+  return
+}

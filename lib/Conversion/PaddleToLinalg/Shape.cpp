@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -454,6 +455,31 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     if (axis < 0)
       axis += xType.getRank();
     int64_t k = iType.getRank(), rank = type.getRank();
+
+    // One constant index into a static dim (ONNX exports pick q, k and v
+    // from a stacked tensor this way): a slice of x without that dim, which
+    // bufferizes to a view instead of a copy by loops that read x by index.
+    // The index wraps and is clamped as below.
+    DenseIntElementsAttr constant;
+    int64_t n0 = xType.getDimSize(axis);
+    if (k == 0 && !ShapedType::isDynamic(n0) && n0 > 0 &&
+        matchPattern(indices, m_Constant(&constant))) {
+      int64_t i = (*constant.begin()).getSExtValue();
+      if (i < 0)
+        i += n0;
+      i = std::clamp<int64_t>(i, 0, n0 - 1);
+      SmallVector<OpFoldResult> offsets(xType.getRank(),
+                                        rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = getMixedSizes(rewriter, loc, x);
+      SmallVector<OpFoldResult> strides(xType.getRank(),
+                                        rewriter.getIndexAttr(1));
+      offsets[axis] = rewriter.getIndexAttr(i);
+      sizes[axis] = rewriter.getIndexAttr(1);
+      Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, x,
+                                                   offsets, sizes, strides);
+      rewriter.replaceOp(op, castTo(rewriter, loc, slice, op.getType()));
+      return success();
+    }
 
     // Result dim d comes from x before the axis, from indices inside it and
     // from x after it.

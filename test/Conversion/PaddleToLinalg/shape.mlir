@@ -193,6 +193,21 @@ func.func @gather(%x: tensor<4x?xf32>, %i: tensor<2x3xi64>) -> tensor<4x2x3xf32>
 
 // -----
 
+// One constant index into a static dim is a slice without that dim (wrapped
+// once: -2 of 3 is 1), not a loop reading x by index.
+// CHECK-LABEL: func @gather_constant_index
+// CHECK-SAME: (%[[X:.*]]: tensor<3x8x4xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][1, 0, 0] [1, 8, 4] [1, 1, 1] : tensor<3x8x4xf32> to tensor<8x4xf32>
+// CHECK: return %[[S]]
+func.func @gather_constant_index(%x: tensor<3x8x4xf32>) -> tensor<8x4xf32> {
+  %i = paddle.constant dense<-2> : tensor<i64>
+  %0 = paddle.gather %x, %i axis = 0 : tensor<3x8x4xf32>, tensor<i64> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
 // A loop nest over the updates carries the result; out-of-range indices
 // skip the add, and bf16 adds in f32.
 // CHECK-LABEL: func @scatter_add
