@@ -179,17 +179,16 @@ private:
   int count_ = 0;
 };
 
-/// Runs `p` (made with userScratchpad) on `args` and this thread's
-/// scratchpad, and waits for it.
-void execute(const dnnl::primitive &p, Args args) {
-  const dnnl_memory_desc_t *pad = dnnl_primitive_desc_query_md(
-      p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
-  size_t padBytes = pad ? dnnl_memory_desc_get_size(pad) : 0;
-  if (padBytes > 0)
-    args.add(DNNL_ARG_SCRATCHPAD,
-             boundMemory(p.get(), DNNL_ARG_SCRATCHPAD,
-                         scratchBuffer(Scratch::Pad, padBytes),
-                         [&] { return memory::desc(*pad); }));
+/// The size of `p`'s scratchpad (made with userScratchpad), and its layout.
+size_t scratchpadBytes(const dnnl::primitive &p,
+                       const dnnl_memory_desc_t **desc) {
+  *desc = dnnl_primitive_desc_query_md(p.get_primitive_desc(),
+                                       dnnl_query_scratchpad_md, 0);
+  return *desc ? dnnl_memory_desc_get_size(*desc) : 0;
+}
+
+/// Runs `p` on `args` on this thread's stream and waits for it.
+void run(const dnnl::primitive &p, const Args &args) {
   dnnl::stream &stream = threadStream();
   dnnl::error::wrap_c_api(
       dnnl_primitive_execute(p.get(), stream.get(), args.count(), args.data()),
@@ -197,13 +196,34 @@ void execute(const dnnl::primitive &p, Args args) {
   stream.wait();
 }
 
-/// The same, with the arguments of a timing run.
+/// Runs `p`, a cached primitive made with userScratchpad, on `args` and
+/// this thread's scratchpad.
+void execute(const dnnl::primitive &p, Args args) {
+  const dnnl_memory_desc_t *pad;
+  if (size_t bytes = scratchpadBytes(p, &pad))
+    args.add(DNNL_ARG_SCRATCHPAD,
+             boundMemory(p.get(), DNNL_ARG_SCRATCHPAD,
+                         scratchBuffer(Scratch::Pad, bytes),
+                         [&] { return memory::desc(*pad); }));
+  run(p, args);
+}
+
+/// The same for a timing run of a candidate, which may be destroyed after
+/// it: its scratchpad is a memory object of this run's own, as another
+/// primitive may later live at the candidate's address (boundMemory).
 void execute(const dnnl::primitive &p,
              const std::unordered_map<int, memory> &map) {
   Args args{};
   for (const auto &[arg, m] : map)
     args.add(arg, m);
-  execute(p, args);
+  const dnnl_memory_desc_t *pad;
+  memory scratchpad;
+  if (size_t bytes = scratchpadBytes(p, &pad)) {
+    scratchpad = memory(memory::desc(*pad), cpuEngine(),
+                        scratchBuffer(Scratch::Pad, bytes));
+    args.add(DNNL_ARG_SCRATCHPAD, scratchpad);
+  }
+  run(p, args);
 }
 
 /// A reorder between two layouts, with a user scratchpad.
