@@ -339,3 +339,49 @@ func.func @max_pool_pad_source_lives_to_pool(%x: memref<1x4x8x8xf32>, %r: memref
   memref.dealloc %o : memref<1x4x4x4xf32>
   return
 }
+
+// -----
+
+// A parallel loop's small per-iteration temporaries (a fused group's row
+// statistics) go on the stack: 32 iterations of 2 x 64 bytes fit in 64 KiB.
+// A loop of dynamic trip count, or whose iterations would take more, keeps
+// its heap temporaries.
+// CHECK-LABEL: func.func @loop_temporaries
+// CHECK: scf.parallel
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<4xf32>
+// CHECK-NOT: memref.dealloc
+// CHECK: scf.parallel
+// CHECK: memref.alloc() {alignment = 64 : i64{{.*}}} : memref<4xf32>
+// CHECK: memref.dealloc
+// CHECK: scf.parallel
+// CHECK: memref.alloc() {alignment = 64 : i64{{.*}}} : memref<1024xf32>
+// CHECK: memref.dealloc
+func.func @loop_temporaries(%x: memref<128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c128) step (%c4) {
+    %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    %b = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<4xf32>)
+    memref.copy %a, %b : memref<4xf32> to memref<4xf32>
+    memref.dealloc %a : memref<4xf32>
+    memref.dealloc %b : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c4) {
+    %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<4xf32>)
+    memref.dealloc %a : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c128) step (%c4) {
+    %a = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<1024xf32>)
+    memref.dealloc %a : memref<1024xf32>
+    scf.reduce
+  }
+  return
+}
