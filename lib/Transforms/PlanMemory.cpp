@@ -13,8 +13,9 @@
 // aligned_alloc and free of 16-byte buffers in every tile were 16% of a
 // 128x768 layer norm's time. The stack is freed when the loop's block of
 // iterations returns, not per iteration (an alloca_scope would be, but its
-// single-block body does not survive scf-to-cf), so only loops with a
-// static trip count whose iterations together take at most 64 KiB qualify.
+// single-block body does not survive scf-to-cf), so only loops outside any
+// other loop, with a static trip count, whose iterations together take at
+// most 64 KiB qualify.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/raw_ostream.h"
@@ -493,6 +495,10 @@ static constexpr int64_t kLoopStackBytes = 64 << 10;
 /// trip count times their bytes is at most kLoopStackBytes. Returns how
 /// many moved.
 static unsigned promoteBodyTemporaries(scf::ParallelOp loop) {
+  // Inside another loop, every iteration of that one would take the bound
+  // again before the stack is freed.
+  if (loop->getParentOfType<LoopLikeOpInterface>())
+    return 0;
   int64_t trips = 1;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {

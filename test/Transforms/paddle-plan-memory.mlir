@@ -344,8 +344,9 @@ func.func @max_pool_pad_source_lives_to_pool(%x: memref<1x4x8x8xf32>, %r: memref
 
 // A parallel loop's small per-iteration temporaries (a fused group's row
 // statistics) go on the stack: 32 iterations of 2 x 64 bytes fit in 64 KiB.
-// A loop of dynamic trip count, or whose iterations would take more, keeps
-// its heap temporaries.
+// A loop of dynamic trip count, one whose iterations would take more, and
+// one inside another loop (whose iterations would each take the bound
+// again before the stack is freed) keep their heap temporaries.
 // CHECK-LABEL: func.func @loop_temporaries
 // CHECK: scf.parallel
 // CHECK: memref.alloca() {alignment = 64 : i64} : memref<4xf32>
@@ -356,6 +357,10 @@ func.func @max_pool_pad_source_lives_to_pool(%x: memref<1x4x8x8xf32>, %r: memref
 // CHECK: memref.dealloc
 // CHECK: scf.parallel
 // CHECK: memref.alloc() {alignment = 64 : i64{{.*}}} : memref<1024xf32>
+// CHECK: memref.dealloc
+// CHECK: scf.for
+// CHECK: scf.parallel
+// CHECK: memref.alloc() {alignment = 64 : i64{{.*}}} : memref<4xf32>
 // CHECK: memref.dealloc
 func.func @loop_temporaries(%x: memref<128xf32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -382,6 +387,14 @@ func.func @loop_temporaries(%x: memref<128xf32>, %n: index) {
     linalg.fill ins(%zero : f32) outs(%a : memref<1024xf32>)
     memref.dealloc %a : memref<1024xf32>
     scf.reduce
+  }
+  scf.for %j = %c0 to %n step %c4 {
+    scf.parallel (%i) = (%c0) to (%c128) step (%c4) {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+      linalg.fill ins(%zero : f32) outs(%a : memref<4xf32>)
+      memref.dealloc %a : memref<4xf32>
+      scf.reduce
+    }
   }
   return
 }
