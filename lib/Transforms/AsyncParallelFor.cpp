@@ -44,9 +44,6 @@ namespace mlir::paddle {
 
 using namespace mlir;
 
-/// Set by paddle-tile-and-vectorize on the loops it makes.
-static constexpr llvm::StringLiteral kMinTaskSizeAttr = "paddle.min_task_size";
-
 /// The multiple upstream rounds a block size of `op` up to: the iterations
 /// of its innermost dims, over the longest run of inner dims (not the
 /// outermost) whose trip counts are static with a product of at most 512.
@@ -145,7 +142,8 @@ struct AsyncParallelForPass
         [defaultSize, workers](ImplicitLocOpBuilder builder,
                                scf::ParallelOp op) -> Value {
           int64_t size = defaultSize;
-          if (auto attr = op->getAttrOfType<IntegerAttr>(kMinTaskSizeAttr))
+          if (auto attr =
+                  op->getAttrOfType<IntegerAttr>(paddle::kMinTaskSizeAttr))
             size = std::max<int64_t>(1, attr.getInt());
           int64_t align = alignedInnerIterations(op);
           if (align <= 1)

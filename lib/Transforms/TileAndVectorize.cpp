@@ -44,9 +44,6 @@ namespace mlir::paddle {
 
 using namespace mlir;
 
-/// Read by paddle-async-parallel-for: the minimum number of iterations of
-/// this scf.parallel per block.
-static constexpr llvm::StringLiteral kMinTaskSizeAttr = "paddle.min_task_size";
 /// Elementwise iterations per block that make a block worth starting; the
 /// same figure as the pipeline's min-task-size for scalar loops.
 static constexpr int64_t kElementsPerTask = 4096;
@@ -347,7 +344,7 @@ struct TileAndVectorizePass
     if (failed(blocks))
       return failure();
     // Each block is MB*NB*K multiply-adds: worth a task of its own.
-    blocks->loops.front()->setAttr(kMinTaskSizeAttr,
+    blocks->loops.front()->setAttr(paddle::kMinTaskSizeAttr,
                                    rewriter.getI64IntegerAttr(1));
     linalg::LinalgOp inner = blocks->op;
     if (nb < n || kb < k) {
@@ -382,9 +379,9 @@ struct TileAndVectorizePass
         tile(rewriter, op, sizes, linalg::LinalgTilingLoopType::ParallelLoops);
     if (failed(tiled))
       return failure();
-    tiled->loops.front()->setAttr(
-        kMinTaskSizeAttr, rewriter.getI64IntegerAttr(
-                              std::max<int64_t>(1, kElementsPerTask / width)));
+    tiled->loops.front()->setAttr(paddle::kMinTaskSizeAttr,
+                                  rewriter.getI64IntegerAttr(std::max<int64_t>(
+                                      1, kElementsPerTask / width)));
     return vectorizeTile(rewriter, tiled->op);
   }
 
@@ -439,8 +436,9 @@ struct TileAndVectorizePass
         return failure();
       if (!nested)
         rows->loops.front()->setAttr(
-            kMinTaskSizeAttr, rewriter.getI64IntegerAttr(
-                                  std::max<int64_t>(1, kElementsPerTask / k)));
+            paddle::kMinTaskSizeAttr,
+            rewriter.getI64IntegerAttr(
+                std::max<int64_t>(1, kElementsPerTask / k)));
       row = rows->op;
     }
 
@@ -637,7 +635,7 @@ struct TileAndVectorizePass
     if (failed(tiled))
       return failure();
     tiled->loops.front()->setAttr(
-        kMinTaskSizeAttr,
+        paddle::kMinTaskSizeAttr,
         rewriter.getI64IntegerAttr(std::max<int64_t>(
             1, kElementsPerTask / (kTransposeBlock * kTransposeBlock))));
     if (cast<MemRefType>(tiled->op->getOperand(1).getType()).hasStaticShape())

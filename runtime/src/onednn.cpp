@@ -265,7 +265,7 @@ std::atomic<int64_t> weightReorders{0};
 struct ConvEntry {
   dnnl::primitive conv;
   memory::desc src, weights, dst;
-  memory::desc userSrc, userWeights, userDst;
+  memory::desc userSrc, userWeights, userDst, bias;
   bool reorderSrc, reorderWeights, reorderDst;
   dnnl::reorder srcIn, weightsIn, dstIn, dstOut;
 };
@@ -675,6 +675,17 @@ void forEachPostOpOperand(const Program &p, bool accumulate,
                           int64_t channels, Add add) {
   for (auto [arg, op] : binaryPostOpArgs(p, accumulate))
     add(arg, channelData(*ops[op->operand], channels));
+}
+
+/// Adds a program's per-channel operands to `args`, as this thread's memory
+/// objects for arguments of `owner` (boundMemory).
+void addPostOpArgs(Args &args, const void *owner, const Program &p,
+                   bool accumulate, const paddle_unranked_memref_t *const *ops,
+                   int64_t channels, const Dims &channelDims) {
+  forEachPostOpOperand(p, accumulate, ops, channels, [&](int arg, float *data) {
+    args.add(arg, boundMemory(owner, arg, data,
+                              [&] { return channelDesc(channelDims); }));
+  });
 }
 
 /// Whether a call reads its output's contents: it accumulates, or a sum
@@ -1299,11 +1310,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
   if (bias)
     args.add(DNNL_ARG_BIAS,
              boundMemory(owner, DNNL_ARG_BIAS, biasData, owner->bias));
-  forEachPostOpOperand(
-      prog, accumulate, operands.ops, n, [&](int arg, float *data) {
-        args.add(arg, boundMemory(owner, arg, data,
-                                  [&] { return channelDesc(channelDims); }));
-      });
+  addPostOpArgs(args, owner, prog, accumulate, operands.ops, n, channelDims);
   const memory &userB =
       boundMemory(owner, kUserSide | DNNL_ARG_WEIGHTS, b.data, owner->userB);
   std::shared_ptr<const memory> cached;
@@ -1526,8 +1533,9 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     memory::desc dstDesc = plainActivations ? e.userDst : any(p.dst);
     // Weights always take oneDNN's layout: constant ones are reordered once
     // (WeightsCache), others on each call.
-    memory::desc biasDesc({channels}, memory::data_type::f32,
-                          memory::format_tag::a);
+    e.bias =
+        memory::desc({channels}, memory::data_type::f32, memory::format_tag::a);
+    const memory::desc &biasDesc = e.bias;
     auto descOf = [&](dnnl::algorithm algorithm) {
       return bias ? dnnl::convolution_forward::desc(
                         dnnl::prop_kind::forward_inference, algorithm, srcDesc,
@@ -1654,15 +1662,9 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
         DNNL_ARG_BIAS,
         boundMemory(owner, DNNL_ARG_BIAS,
                     channelData(*operands.ops[prog.ops[0].operand], channels),
-                    [&] {
-                      return memory::desc({channels}, memory::data_type::f32,
-                                          memory::format_tag::a);
-                    }));
-  forEachPostOpOperand(
-      prog, accumulate, operands.ops, channels, [&](int arg, float *data) {
-        args.add(arg, boundMemory(owner, arg, data,
-                                  [&] { return channelDesc(channelDims); }));
-      });
+                    owner->bias));
+  addPostOpArgs(args, owner, prog, accumulate, operands.ops, channels,
+                channelDims);
   execute(owner->conv, args);
   if (owner->reorderDst)
     runReorder(owner->dstOut, dstMem, userDst);

@@ -364,7 +364,7 @@ LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
   // paddle-async-parallel-for's default minimum of 4096 iterations per
   // block counts elements, and would run a loop of 32 row tiles as one
   // block on one thread.
-  result->loops.front()->setAttr("paddle.min_task_size",
+  result->loops.front()->setAttr(kMinTaskSizeAttr,
                                  rewriter.getI64IntegerAttr(1));
   for (OpResult value : root->getResults())
     rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
