@@ -1218,6 +1218,130 @@ TEST(OneDnn, MatmulFusesBiasAndGelu) {
     }
 }
 
+/// bf16 elements (round to nearest even) of `values`, and the f32 values
+/// they hold.
+struct BF16Data {
+  std::vector<uint16_t> bits;
+  std::vector<float> values;
+  explicit BF16Data(size_t n, float (*f)(size_t)) : bits(n), values(n) {
+    for (size_t i = 0; i < n; ++i) {
+      float x = f(i);
+      uint32_t u;
+      std::memcpy(&u, &x, 4);
+      bits[i] = static_cast<uint16_t>((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+      uint32_t back = uint32_t(bits[i]) << 16;
+      std::memcpy(&values[i], &back, 4);
+    }
+  }
+  float *raw() { return reinterpret_cast<float *>(bits.data()); }
+};
+
+TEST(OneDnn, BF16MatmulSumsExactProductsInF32) {
+  // c = a @ b^T + bias with bf16 a [M, K] and b [N, K] (read transposed,
+  // constant) and an f32 c: the products of bf16 values are exact in f32,
+  // so c is the float64 sum up to f32 accumulation (K terms).
+  const int64_t M = 37, K = 200, N = 48;
+  BF16Data a(M * K, [](size_t i) { return float(std::sin(0.37 * i)); });
+  BF16Data b(N * K, [](size_t i) { return float(std::cos(0.11 * i + 1)); });
+  std::vector<float> c(M * N), bias(N);
+  for (int64_t n = 0; n < N; ++n)
+    bias[n] = 0.25f * n - 3;
+  Memref ma(a.raw(), {M, K}, {K, 1}), mb(b.raw(), {N, K}, {K, 1}),
+      mc(c.data(), {M, N}, {N, 1});
+  for (int constant = 0; constant < 2; ++constant) {
+    Extras e;
+    e.program[0] = constant ? PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS : 0;
+    e.operands.emplace_back(bias.data(), std::vector<int64_t>{N},
+                            std::vector<int64_t>{1});
+    e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+    e.bind(&mc.unranked);
+    std::fill(c.begin(), c.end(), 0.0f);
+    _mlir_ciface_paddle_onednn_matmul_bf16(
+        &ma.unranked, &mb.unranked, &mc.unranked, e.slots[0], e.slots[1],
+        e.slots[2], e.slots[3], &e.stateRef.unranked, &e.programRef.unranked,
+        pack({0, 1}), pack({1, 0}), pack({0, 1}), 0);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double y = bias[n], scale = std::fabs(bias[n]);
+        for (int64_t k = 0; k < K; ++k) {
+          double p = double(a.values[m * K + k]) * b.values[n * K + k];
+          y += p;
+          scale += std::fabs(p);
+        }
+        ASSERT_NEAR(c[m * N + n], y, 1e-5 * scale) << m << " " << n;
+      }
+  }
+}
+
+TEST(OneDnn, BF16Conv2DSumsExactProductsInF32) {
+  // A grouped and a plain convolution on bf16 input and filter, f32 output,
+  // against the float64 sum over the zero-padded input.
+  const int64_t C = 8, H = 9, W = 7, F = 6, KH = 3, KW = 3;
+  for (int64_t groups : {1, 2}) {
+    int64_t cg = C / groups, fg = F / groups;
+    BF16Data in(C * H * W, [](size_t i) { return float(std::sin(0.7 * i)); });
+    BF16Data filter(F * cg * KH * KW,
+                    [](size_t i) { return float(std::cos(0.3 * i)); });
+    std::vector<float> out(F * H * W);
+    Extras e;
+    Memref fallback(out.data(), {1}, {1});
+    e.bind(&fallback.unranked);
+    auto *inBits = in.bits.data(), *filterBits = filter.bits.data();
+    if (groups == 1) {
+      paddle_memref4d_bf16_t mi{
+          inBits, inBits, 0, {1, C, H, W}, {C * H * W, H * W, W, 1}};
+      paddle_memref4d_bf16_t mf{filterBits,
+                                filterBits,
+                                0,
+                                {F, C, KH, KW},
+                                {C * KH * KW, KH * KW, KW, 1}};
+      paddle_memref4d_f32_t mo = dense4d(out, {1, F, H, W});
+      _mlir_ciface_paddle_onednn_conv2d_bf16(
+          &mi, &mf, &mo, e.slots[0], e.slots[1], e.slots[2], e.slots[3],
+          &e.stateRef.unranked, &e.programRef.unranked, 1, 1, 1, 1, 1, 1, 1, 1,
+          0);
+    } else {
+      paddle_memref5d_bf16_t mi{inBits,
+                                inBits,
+                                0,
+                                {1, groups, cg, H, W},
+                                {C * H * W, cg * H * W, H * W, W, 1}};
+      paddle_memref5d_bf16_t mf{
+          filterBits,
+          filterBits,
+          0,
+          {groups, fg, cg, KH, KW},
+          {fg * cg * KH * KW, cg * KH * KW, KH * KW, KW, 1}};
+      float *o = out.data();
+      paddle_memref5d_f32_t mo{
+          o, o, 0, {1, groups, fg, H, W}, {F * H * W, fg * H * W, H * W, W, 1}};
+      _mlir_ciface_paddle_onednn_conv2d_grouped_bf16(
+          &mi, &mf, &mo, e.slots[0], e.slots[1], e.slots[2], e.slots[3],
+          &e.stateRef.unranked, &e.programRef.unranked, 1, 1, 1, 1, 1, 1, 1, 1,
+          0);
+    }
+    for (int64_t f = 0; f < F; ++f)
+      for (int64_t y = 0; y < H; ++y)
+        for (int64_t x = 0; x < W; ++x) {
+          int64_t g = f / fg;
+          double sum = 0, scale = 0;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t i = 0; i < KH; ++i)
+              for (int64_t j = 0; j < KW; ++j) {
+                int64_t iy = y + i - 1, ix = x + j - 1;
+                if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+                  continue;
+                double p = double(in.values[((g * cg + c) * H + iy) * W + ix]) *
+                           filter.values[((f * cg + c) * KH + i) * KW + j];
+                sum += p;
+                scale += std::fabs(p);
+              }
+          ASSERT_NEAR(out[(f * H + y) * W + x], sum, 1e-5 * scale + 1e-30)
+              << groups << " " << f << " " << y << " " << x;
+        }
+  }
+}
+
 TEST(OneDnn, BadProgramEndsTheCall) {
   // A per-channel operand of the wrong length is an error, not a read past
   // its end.

@@ -403,8 +403,9 @@ mlir::paddle::estimatePaths(const ContractionCost &cost,
   double peak = device.peakFlops(SpecDType::F32);
   double memory =
       cost.bytes > 0 ? cost.bytes / bandwidthFor(cost.bytes, device) : 0;
-  auto roofline = [&](double efficiency, double memoryEfficiency) {
-    return std::max(cost.flops / (peak * efficiency),
+  auto roofline = [&](double flopsPerS, double efficiency,
+                      double memoryEfficiency) {
+    return std::max(cost.flops / (flopsPerS * efficiency),
                     memory / memoryEfficiency);
   };
   PathEstimate t;
@@ -415,16 +416,25 @@ mlir::paddle::estimatePaths(const ContractionCost &cost,
           ? 2 * cost.reorderBytes / bandwidthFor(2 * cost.reorderBytes, device)
           : 0;
   t.librarySeconds = device.callOverheadS + device.onednn->callOverheadS +
-                     roofline(device.onednn->f32Efficiency, 1.0) + reorder;
+                     roofline(device.peakFlops(cost.inputType),
+                              device.onednn->f32Efficiency, 1.0) +
+                     reorder;
   double copies =
       cost.copyBytes > 0
           ? 2 * cost.copyBytes / bandwidthFor(2 * cost.copyBytes, device)
           : 0;
-  t.codegenSeconds = device.callOverheadS +
-                     roofline(cost.tiled ? device.codegen->tiledF32Efficiency
-                                         : device.codegen->scalarF32Efficiency,
-                              device.codegen->memoryEfficiency) +
-                     copies;
+  // Our code extends bf16 inputs to f32 in registers with integer shifts
+  // and masks (arith-expand), several instructions per element read: a
+  // tiled bf16 matmul took 1.4-2.9x the time of the f32 one (64^3..512^3,
+  // 1 thread, the Xeon VM; docs/bf16.md).
+  constexpr double kBF16ExtendSlowdown = 2.5;
+  double efficiency = cost.tiled ? device.codegen->tiledF32Efficiency
+                                 : device.codegen->scalarF32Efficiency;
+  if (cost.inputType == SpecDType::BF16)
+    efficiency /= kBF16ExtendSlowdown;
+  t.codegenSeconds =
+      device.callOverheadS +
+      roofline(peak, efficiency, device.codegen->memoryEfficiency) + copies;
   return t;
 }
 

@@ -35,25 +35,33 @@ using namespace mlir::paddle;
 namespace {
 
 /// `op` as paddle-use-onednn will see it after lowering, or nullopt for an
-/// op it does not consider (not an f32 matmul or conv2d, dynamic dims).
+/// op it does not consider (not a matmul or conv2d with an f32 result and
+/// two f32 or two bf16 inputs, dynamic dims).
 /// A matmul of two 2-D (or equally batched 3-D) operands lowers to
 /// linalg.matmul (batch_matmul), which is tiled when the tiles divide it;
 /// broadcasts lower to generic contractions (scalar loops).
 std::optional<ContractionCost> contractionOf(Operation *op,
                                              const OpCost &cost) {
-  auto f32Static = [](Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    return type.getElementType().isF32() && type.hasStaticShape();
-  };
-  if (!isa<MatmulOp, Conv2DOp>(op) ||
-      !llvm::all_of(op->getOperands(), f32Static))
+  if (!isa<MatmulOp, Conv2DOp>(op))
     return std::nullopt;
-  auto bytes = [](Value v) {
-    return double(cast<RankedTensorType>(v.getType()).getNumElements()) * 4;
+  auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  Type in = typeOf(op->getOperand(0)).getElementType();
+  if (!(in.isF32() || in.isBF16()) ||
+      typeOf(op->getOperand(1)).getElementType() != in ||
+      !typeOf(op->getResult(0)).getElementType().isF32() ||
+      !llvm::all_of(op->getOperands(),
+                    [&](Value v) { return typeOf(v).hasStaticShape(); }) ||
+      !typeOf(op->getResult(0)).hasStaticShape())
+    return std::nullopt;
+  auto bytes = [&](Value v) {
+    RankedTensorType type = typeOf(v);
+    return double(type.getNumElements()) *
+           double(type.getElementTypeBitWidth() / 8);
   };
   ContractionCost c;
   c.flops = cost.flops;
   c.bytes = cost.bytes;
+  c.inputType = in.isBF16() ? SpecDType::BF16 : SpecDType::F32;
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     ArrayRef<int64_t> a =
         cast<RankedTensorType>(mm.getLhs().getType()).getShape();

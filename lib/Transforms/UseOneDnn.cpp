@@ -55,12 +55,20 @@ constexpr llvm::StringLiteral kConv2D = "paddle_onednn_conv2d";
 constexpr llvm::StringLiteral kConv2DGrouped = "paddle_onednn_conv2d_grouped";
 constexpr llvm::StringLiteral kReorder = "paddle_onednn_reorder";
 constexpr llvm::StringLiteral kMaxPool2D = "paddle_onednn_max_pool2d";
+/// The matmul and convolutions on bf16 inputs: `<kernel>_bf16`.
+constexpr llvm::StringLiteral kBF16Suffix = "_bf16";
+
+/// The kernel `callee` runs, without the `_bf16` of a bf16 variant.
+StringRef kernelOf(StringRef callee) {
+  return callee.ends_with(kBF16Suffix) ? callee.drop_back(kBF16Suffix.size())
+                                       : callee;
+}
 
 /// The operand a call of one of the kernels writes (its output): operand 2
 /// of the matmul and the convolutions, operand 1 of the pooling and the
 /// reorder; -1 for any other call.
 int libraryOutput(func::CallOp call) {
-  StringRef callee = call.getCallee();
+  StringRef callee = kernelOf(call.getCallee());
   if (callee == kMatmul || callee == kConv2D || callee == kConv2DGrouped)
     return 2;
   if (callee == kMaxPool2D || callee == kReorder)
@@ -72,7 +80,7 @@ int libraryOutput(func::CallOp call) {
 /// output), which a channels-last layout may replace: the convolutions'
 /// and the pooling's; none for other calls.
 SmallVector<unsigned, 2> activationOperands(func::CallOp call) {
-  StringRef callee = call.getCallee();
+  StringRef callee = kernelOf(call.getCallee());
   if (callee == kConv2D || callee == kConv2DGrouped)
     return {0, 2};
   if (callee == kMaxPool2D)
@@ -80,19 +88,30 @@ SmallVector<unsigned, 2> activationOperands(func::CallOp call) {
   return {};
 }
 
-/// The ops' operands as the kernels take them; empty if one is not an f32
-/// memref with a unit innermost stride (oneDNN's fast plain formats).
+/// The ops' operands as the kernels take them; empty unless each is a
+/// memref with a unit innermost stride (oneDNN's fast plain formats), the
+/// output f32 and the two inputs both f32 or both bf16 (the `_bf16`
+/// kernels, `paddle-convert-precision`'s contractions).
 SmallVector<MemRefType> supportedOperands(linalg::LinalgOp op) {
   SmallVector<MemRefType> types;
   if (op->getNumOperands() != 3)
     return {};
   for (Value v : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.getElementType().isF32() || !type.isLastDimUnitStride())
+    if (!type || !type.isLastDimUnitStride())
       return {};
     types.push_back(type);
   }
+  Type in = types[0].getElementType();
+  if (!(in.isF32() || in.isBF16()) || types[1].getElementType() != in ||
+      !types[2].getElementType().isF32())
+    return {};
   return types;
+}
+
+/// Whether the kernel for `types` (supportedOperands) is the bf16 one.
+bool isBF16Kernel(ArrayRef<MemRefType> types) {
+  return types[0].getElementType().isBF16();
 }
 
 /// Bits per logical dim in a packed dim map (see onednn.h).
@@ -110,12 +129,33 @@ struct MatmulForm {
   int64_t maps[3];
 };
 
-/// Whether `op`'s body is `out + in0 * in1` (f32, either operand order).
+/// Whether `op`'s body is `out + in0 * in1` (f32, either operand order),
+/// or the same on both inputs extended from bf16 to f32 (a bf16 x bf16 ->
+/// f32 contraction).
 bool hasMatmulBody(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
-  if (!add || body->getOperations().size() != 3)
+  if (!add)
+    return false;
+  // The inputs as the product reads them: the block arguments, or their
+  // extensions from bf16.
+  Value x = body->getArgument(0), y = body->getArgument(1);
+  size_t ops = 3;
+  if (x.getType().isBF16() && y.getType().isBF16()) {
+    auto extended = [&](Value arg) -> Value {
+      if (!arg.hasOneUse())
+        return {};
+      auto ext = dyn_cast<arith::ExtFOp>(*arg.getUsers().begin());
+      return ext && ext.getType().isF32() ? ext.getResult() : Value();
+    };
+    x = extended(x);
+    y = extended(y);
+    if (!x || !y)
+      return false;
+    ops = 5;
+  }
+  if (body->getOperations().size() != ops)
     return false;
   Value acc = body->getArgument(2);
   Value product = add.getLhs() == acc   ? add.getRhs()
@@ -124,7 +164,6 @@ bool hasMatmulBody(linalg::LinalgOp op) {
   auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
   if (!mul)
     return false;
-  Value x = body->getArgument(0), y = body->getArgument(1);
   return (mul.getLhs() == x && mul.getRhs() == y) ||
          (mul.getLhs() == y && mul.getRhs() == x);
 }
@@ -241,17 +280,18 @@ bool contiguousPair(MemRefType type, int64_t d) {
          !ShapedType::isDynamic(inner) && strides[d] == strides[d + 1] * inner;
 }
 
-/// The f32 memref type the kernels take: fully dynamic strided of `rank`,
-/// or unranked for a rank < 0.
-Type dynamicType(MLIRContext *ctx, int64_t rank) {
-  auto f32 = Float32Type::get(ctx);
+/// The memref type the kernels take: fully dynamic strided of `rank`, or
+/// unranked for a rank < 0, of `element` (f32 by default).
+Type dynamicType(MLIRContext *ctx, int64_t rank, Type element = {}) {
+  if (!element)
+    element = Float32Type::get(ctx);
   if (rank < 0)
-    return UnrankedMemRefType::get(f32, Attribute());
+    return UnrankedMemRefType::get(element, Attribute());
   auto layout =
       StridedLayoutAttr::get(ctx, ShapedType::kDynamic,
                              SmallVector<int64_t>(rank, ShapedType::kDynamic));
-  return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), f32,
-                         layout);
+  return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                         element, layout);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1002,8 +1042,10 @@ void genericChannelsLast(linalg::GenericOp generic) {
     SmallVector<int64_t> strides{nchw[2] * nchw[3] * nchw[1], nchw[3] * nchw[1],
                                  nchw[1], 1};
     Value view = memref::ReinterpretCastOp::create(
-        b, loc, MemRefType::get(sizes, b.getF32Type()), operand.get(),
-        /*offset=*/0, sizes, strides);
+        b, loc,
+        MemRefType::get(
+            sizes, cast<MemRefType>(operand.get().getType()).getElementType()),
+        operand.get(), /*offset=*/0, sizes, strides);
     operand.set(view);
     maps[i] = toNhwc;
   }
@@ -1073,13 +1115,14 @@ storeChannelsLast(func::FuncOp func,
         continue;
       }
       // A whole-buffer copy: between two channels-last buffers it stays,
-      // to or from a plain one it becomes a reorder.
+      // to or from a plain one it becomes a reorder (of f32 buffers).
       if (auto copy = dyn_cast<memref::CopyOp>(user)) {
         auto other = dyn_cast<MemRefType>(
             (v == copy.getSource() ? copy.getTarget() : copy.getSource())
                 .getType());
-        if (v != root || cast<MemRefType>(v.getType()).getRank() != 4 ||
-            !other || !other.isStrided())
+        auto type = cast<MemRefType>(v.getType());
+        if (v != root || type.getRank() != 4 ||
+            !type.getElementType().isF32() || !other || !other.isStrided())
           return false;
         copies.insert(copy);
         continue;
@@ -1115,8 +1158,10 @@ storeChannelsLast(func::FuncOp func,
         root = root.getDefiningOp()->getOperand(0);
       if (leaves.count(root) || rejected.count(root))
         continue;
+      // f32 activations, and the bf16 inputs of the bf16 convolutions.
       auto type = dyn_cast<MemRefType>(root.getType());
-      if (!isOwnBuffer(root) || !type.getElementType().isF32() ||
+      if (!isOwnBuffer(root) ||
+          !(type.getElementType().isF32() || type.getElementType().isBF16()) ||
           (type.getRank() != 4 && type.getRank() != 5) ||
           !usesAllow(root, root)) {
         leaves.erase(root);
@@ -1158,7 +1203,8 @@ storeChannelsLast(func::FuncOp func,
     SmallVector<int64_t> strides = channelsLastStrides(sizes);
     return memref::ReinterpretCastOp::create(
         b, loc,
-        MemRefType::get(sizes, b.getF32Type(),
+        MemRefType::get(sizes,
+                        cast<MemRefType>(root.getType()).getElementType(),
                         StridedLayoutAttr::get(b.getContext(), 0, strides)),
         root, /*offset=*/0, sizes, strides);
   };
@@ -1236,6 +1282,10 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         flopsPerIteration * double(staticProduct(op.getStaticLoopRanges()));
     for (Value v : op->getOperands())
       cost.bytes += bytesOf(v);
+    if (cast<MemRefType>(op.getDpsInputs()[0].getType())
+            .getElementType()
+            .isBF16())
+      cost.inputType = paddle::SpecDType::BF16;
     if (conv) {
       cost.reorderBytes =
           bytesOf(op.getDpsInputs()[0]) + bytesOf(op.getDpsInits()[0]);
@@ -1263,15 +1313,17 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
 
   SymbolTable *symbols = nullptr;
 
-  /// Declares `name` taking `memrefs` (dynamic strided of a rank; unranked
-  /// for a rank < 0), then unranked f32 extra operands, the unranked i64
-  /// state and program, and `scalars` i64s; or checks an existing one.
+  /// Declares `name` taking memrefs of `elements` (dynamic strided of
+  /// `ranks`; unranked for a rank < 0), then unranked f32 extra operands,
+  /// the unranked i64 state and program, and `scalars` i64s; or checks an
+  /// existing one.
   FailureOr<func::FuncOp> declare(ModuleOp module, StringRef name,
-                                  ArrayRef<int64_t> ranks, int64_t scalars) {
+                                  ArrayRef<int64_t> ranks,
+                                  ArrayRef<Type> elements, int64_t scalars) {
     MLIRContext *ctx = module.getContext();
     SmallVector<Type> inputs;
-    for (int64_t rank : ranks)
-      inputs.push_back(dynamicType(ctx, rank));
+    for (auto [rank, element] : llvm::zip_equal(ranks, elements))
+      inputs.push_back(dynamicType(ctx, rank, element));
     inputs.append(PADDLE_ONEDNN_MAX_OPERANDS, dynamicType(ctx, -1));
     Type i64 = IntegerType::get(ctx, 64);
     inputs.append(2, UnrankedMemRefType::get(i64, Attribute()));
@@ -1628,10 +1680,14 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     SmallVector<Value> inputs =
         callInputs ? std::move(*callInputs) : op.getDpsInputs();
     SmallVector<int64_t> ranks;
-    for (Value v : op->getOperands())
-      ranks.push_back(unranked ? -1 : cast<MemRefType>(v.getType()).getRank());
+    SmallVector<Type> elements;
+    for (Value v : op->getOperands()) {
+      auto type = cast<MemRefType>(v.getType());
+      ranks.push_back(unranked ? -1 : type.getRank());
+      elements.push_back(type.getElementType());
+    }
     FailureOr<func::FuncOp> decl =
-        declare(module, callee, ranks, params.size() + 1);
+        declare(module, callee, ranks, elements, params.size() + 1);
     if (failed(decl))
       return failure();
     Value out = op.getDpsInits().front();
@@ -1690,8 +1746,9 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           b, loc, outType.getShape(), output, groupReassociation()));
     else
       operands.push_back(output);
-    for (auto [v, rank] : llvm::zip(operands, ranks))
-      args.push_back(memref::CastOp::create(b, loc, dynamicType(ctx, rank), v));
+    for (auto [v, rank, element] : llvm::zip(operands, ranks, elements))
+      args.push_back(
+          memref::CastOp::create(b, loc, dynamicType(ctx, rank, element), v));
     appendExtrasAndGlobals(b, loc, module, args,
                            epilogue ? ArrayRef<Value>(epilogue->operands)
                                     : ArrayRef<Value>(),
@@ -2036,6 +2093,10 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
       SmallVector<MemRefType> types = supportedOperands(op);
       if (types.empty())
         continue;
+      // bf16 inputs: the `_bf16` kernel (onednn.h).
+      auto kernel = [&](StringRef name) {
+        return (name + (isBF16Kernel(types) ? kBF16Suffix : "")).str();
+      };
       LogicalResult result = success();
       if (matmul) {
         auto transposes = absorbableTransposes(op);
@@ -2059,7 +2120,7 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
              15) -
             1;
         (void)rank;
-        result = replace(module, op, kMatmul,
+        result = replace(module, op, kernel(kMatmul),
                          {matmul->maps[0], matmul->maps[1], matmul->maps[2]},
                          static_cast<unsigned>(n), op.getDpsInputs()[1],
                          /*unranked=*/true);
@@ -2104,8 +2165,8 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
         std::optional<unsigned> channel = 1;
         if (grouped && types[2].getDimSize(2) != 1)
           channel = std::nullopt;
-        result = replace(module, op, grouped ? kConv2DGrouped : kConv2D, params,
-                         channel, op.getDpsInputs()[1],
+        result = replace(module, op, kernel(grouped ? kConv2DGrouped : kConv2D),
+                         params, channel, op.getDpsInputs()[1],
                          /*unranked=*/false, inputs);
         if (succeeded(result) && pad)
           pad->pad.erase();

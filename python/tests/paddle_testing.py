@@ -42,8 +42,9 @@ class PaddleRunError(RuntimeError):
 RUNTIME_CHECK_ERROR = r"module\.mlir:\d+:\d+: "
 
 
-def run_module(tmp_path, text, inputs, function=None, extra_args=()):
-    """Runs `text` on the numpy `inputs`; returns the list of results."""
+def run_module(tmp_path, text, inputs, function=None, extra_args=(), env=None):
+    """Runs `text` on the numpy `inputs`; returns the list of results.
+    `env`: variables set for paddle-run on top of this process's."""
     tmp_path = Path(tmp_path)
     module = tmp_path / "module.mlir"
     module.write_text(text)
@@ -55,7 +56,8 @@ def run_module(tmp_path, text, inputs, function=None, extra_args=()):
         np.save(path, x)
         cmd += ["--input", str(path)]
     cmd += list(extra_args)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **env} if env else None)
     if proc.returncode != 0:
         # A user error is a message and exit code 1; anything else (a signal,
         # an abort) is a crash, which no input may cause.

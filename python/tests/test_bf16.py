@@ -14,6 +14,7 @@ accumulate in f32. Each result is checked twice:
   silently ran in f32 fails.
 """
 
+import os
 import subprocess
 
 import numpy as np
@@ -71,8 +72,14 @@ MATMUL_CASES = [
 ]
 
 
+# Both paths: oneDNN's bf16 primitives (AMX or avx512_bf16 where the CPU
+# has them) and our generated code.
+LIBRARIES = ["onednn", "none"]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
 @pytest.mark.parametrize("ls,rs,dyn", MATMUL_CASES)
-def test_matmul(tmp_path, rng, ls, rs, dyn):
+def test_matmul(tmp_path, rng, ls, rs, dyn, library):
     a, b = uniform(rng, ls), uniform(rng, rs)
     out_shape = np.matmul(a, b).shape
     lt = tensor_type(ls, "f32", dyn)
@@ -80,7 +87,8 @@ def test_matmul(tmp_path, rng, ls, rs, dyn):
     body = (f"  %r = paddle.matmul %arg0, %arg1 : {lt}, {tensor_type(rs, 'f32')} -> {ot}\n"
             f"  return %r : {ot}")
     text = module([a, b], body, [ot], [dyn, ()])
-    (got,) = run_module(tmp_path, text, [a, b], extra_args=["--precision=bf16"])
+    (got,) = run_module(tmp_path, text, [a, b],
+                        extra_args=["--precision=bf16", f"--library={library}"])
     exact = np.matmul(bf16_round(a).astype(np.float64), bf16_round(b).astype(np.float64))
     plain = np.matmul(a.astype(np.float64), b.astype(np.float64))
     check(got, exact, plain, np.matmul(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))))
@@ -94,9 +102,10 @@ CONV_CASES = [
 ]
 
 
+@pytest.mark.parametrize("library", LIBRARIES)
 @pytest.mark.parametrize("constant_filter", [False, True])
 @pytest.mark.parametrize("xs,ws,st,pd,dl,g", CONV_CASES)
-def test_conv2d(tmp_path, rng, xs, ws, st, pd, dl, g, constant_filter):
+def test_conv2d(tmp_path, rng, xs, ws, st, pd, dl, g, constant_filter, library):
     x, w = uniform(rng, xs), uniform(rng, ws)
     ref = conv2d_ref(x, w, st, pd, dl, g)
     xt, wt, ot = tensor_type(xs, "f32"), tensor_type(ws, "f32"), tensor_type(ref.shape, "f32")
@@ -112,13 +121,14 @@ def test_conv2d(tmp_path, rng, xs, ws, st, pd, dl, g, constant_filter):
     body += (f"  %r = paddle.conv2d %arg0, {filt} {attrs} : {xt}, {wt} -> {ot}\n"
              f"  return %r : {ot}")
     (got,) = run_module(tmp_path, module(inputs, body, [ot]), inputs,
-                        extra_args=["--precision=bf16"])
+                        extra_args=["--precision=bf16", f"--library={library}"])
     exact = conv2d_ref(bf16_round(x), bf16_round(w), st, pd, dl, g)
     scale = conv2d_ref(np.abs(x), np.abs(w), st, pd, dl, g)
     check(got, exact, ref, scale)
 
 
-def test_mlp_with_constant_weights(tmp_path, rng):
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_mlp_with_constant_weights(tmp_path, rng, library):
     """x @ W1 + b1 -> relu -> @ W2 + b2 with constant weights. The hidden
     activation is also returned, so each matmul is checked tightly against
     the rounding of its own inputs (a float64 reference of the hidden layer
@@ -137,7 +147,7 @@ def test_mlp_with_constant_weights(tmp_path, rng):
   %y = paddle.add %2, %b2 : {ot}, tensor<10xf32> -> {ot}
   return %h, %y : {ht}, {ot}"""
     h, y = run_module(tmp_path, module([x], body, [ht, ot]), [x],
-                      extra_args=["--precision=bf16"])
+                      extra_args=["--precision=bf16", f"--library={library}"])
     f64 = np.float64
     h_exact = np.maximum(bf16_round(x).astype(f64) @ bf16_round(w1).astype(f64) + b1, 0)
     h_plain = np.maximum(x.astype(f64) @ w1.astype(f64) + b1, 0)
@@ -145,6 +155,69 @@ def test_mlp_with_constant_weights(tmp_path, rng):
     y_exact = bf16_round(h).astype(f64) @ bf16_round(w2).astype(f64) + b2
     y_plain = h.astype(f64) @ w2.astype(f64) + b2
     check(y, y_exact, y_plain, matmul_scale(h, w2) + np.abs(b2))
+
+
+def residual_block(rng):
+    """conv -> +bias -> relu (h) -> conv -> +h -> relu (y), constant
+    weights; returns (module text, x, w1, b1, w2)."""
+    # 8 input channels: the input's bf16 cast (which keeps the caller's
+    # plain layout) then shares no workspace bytes with h's.
+    x = uniform(rng, (1, 8, 12, 12))
+    w1, w2 = uniform(rng, (16, 8, 3, 3)), uniform(rng, (16, 16, 3, 3))
+    b1 = uniform(rng, (1, 16, 1, 1))
+    xt, w1t = "tensor<1x8x12x12xf32>", "tensor<16x8x3x3xf32>"
+    t, wt = "tensor<1x16x12x12xf32>", "tensor<16x16x3x3xf32>"
+    conv = ("{strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, "
+            "dilations = array<i64: 1, 1>, groups = 1}")
+    body = f"""  %w1 = paddle.constant {dense(w1)} : {w1t}
+  %w2 = paddle.constant {dense(w2)} : {wt}
+  %b1 = paddle.constant {dense(b1)} : tensor<1x16x1x1xf32>
+  %0 = paddle.conv2d %arg0, %w1 {conv} : {xt}, {w1t} -> {t}
+  %1 = paddle.add %0, %b1 : {t}, tensor<1x16x1x1xf32> -> {t}
+  %h = paddle.relu %1 : {t} -> {t}
+  %2 = paddle.conv2d %h, %w2 {conv} : {t}, {wt} -> {t}
+  %3 = paddle.add %2, %h : {t}, {t} -> {t}
+  %y = paddle.relu %3 : {t} -> {t}
+  return %y : {t}"""
+    return module([x], body, [t]), x, w1, b1, w2
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_residual_conv_block(tmp_path, rng, library):
+    """With oneDNN, the activation between the two convolutions is stored
+    channels-last: the f32 output of the first and its bf16 cast, which the
+    second reads (docs/onednn.md). The reference rounds h to bf16 as the
+    compiled code does; where h's f32 value differs in its last bit from
+    the float64 one and lies at a bf16 rounding boundary, the two round
+    apart (one bf16 ulp of one term), hence 1e-4 of the scale."""
+    text, x, w1, b1, w2 = residual_block(rng)
+    (y,) = run_module(tmp_path, text, [x],
+                      extra_args=["--precision=bf16", f"--library={library}"])
+    pad, one = (1, 1, 1, 1), (1, 1)
+    h = np.maximum(conv2d_ref(bf16_round(x), bf16_round(w1), one, pad, one, 1) + b1, 0)
+    exact = np.maximum(conv2d_ref(bf16_round(h.astype(np.float32)), bf16_round(w2),
+                                  one, pad, one, 1) + h, 0)
+    hp = np.maximum(conv2d_ref(x, w1, one, pad, one, 1) + b1, 0)
+    plain = np.maximum(conv2d_ref(hp, w2, one, pad, one, 1) + hp, 0)
+    scale = conv2d_ref(np.abs(h), np.abs(w2), one, pad, one, 1) + np.abs(h)
+    err = np.abs(y - exact)
+    assert np.all(err <= 1e-4 * scale), float((err / scale).max())
+    loose = np.abs(y - plain)
+    assert np.all(loose <= 2e-2 * scale)
+    assert (loose / scale).max() > 1e-5, "result looks like f32, not bf16"
+
+
+def test_bf16_activations_stored_channels_last(rng):
+    """The IR of the block above: h and its bf16 cast are NHWC views."""
+    text, *_ = residual_block(rng)
+    proc = subprocess.run(
+        [str(PADDLE_OPT), "-", "--paddle-cpu-pipeline=precision=bf16 library=onednn",
+         "--mlir-print-ir-after=paddle-use-onednn", "-o", "/dev/null"],
+        input=text, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    nhwc = "strided<[2304, 1, 192, 16]>"
+    assert f"memref<1x16x12x12xbf16, {nhwc}>" in proc.stderr
+    assert f"memref<1x16x12x12xf32, {nhwc}>" in proc.stderr
 
 
 def test_default_and_f32_precision_are_f32(tmp_path, rng):
@@ -159,19 +232,61 @@ def test_default_and_f32_precision_are_f32(tmp_path, rng):
         np.testing.assert_allclose(got, plain, rtol=0, atol=1e-5 * matmul_scale(a, b).max())
 
 
-def test_bf16_ops_skip_onednn():
-    """oneDNN takes f32 only (docs/bf16.md): with bf16 even --library=onednn
-    leaves the matmul to generated code."""
+def test_bf16_ops_call_the_bf16_kernels():
+    """With bf16, --library=onednn calls oneDNN's bf16 matmul (bf16 inputs,
+    f32 output; docs/bf16.md)."""
     text = ("func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {\n"
             "  %r = paddle.matmul %a, %b : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>\n"
             "  return %r : tensor<64x64xf32>\n}\n")
-    for precision, calls in [("f32", True), ("bf16", False)]:
+    for precision, calls in [("f32", False), ("bf16", True)]:
         proc = subprocess.run(
             [str(PADDLE_OPT), "-",
              f"--paddle-cpu-pipeline=library=onednn precision={precision}"],
             input=text, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
-        assert ("paddle_onednn_matmul" in proc.stdout) == calls
+        assert "paddle_onednn_matmul" in proc.stdout
+        assert ("paddle_onednn_matmul_bf16" in proc.stdout) == calls
+
+
+def test_bf16_kernels_convert_where_onednn_has_none(tmp_path, rng):
+    """oneDNN 2.6 has no bf16 kernels below AVX-512: capped at AVX2
+    (ONEDNN_MAX_CPU_ISA), the runtime converts the bf16 inputs to f32 and
+    runs the f32 primitive, which gives the same sums (ONEDNN_VERBOSE
+    shows it ran on f32 sources)."""
+    a, b = uniform(rng, (24, 300)), uniform(rng, (300, 40))
+    x, w = uniform(rng, (1, 8, 10, 10)), uniform(rng, (16, 8, 3, 3))
+    ref = conv2d_ref(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    ot, rt = "tensor<24x40xf32>", tensor_type(ref.shape, "f32")
+    body = (f"  %r = paddle.matmul %arg0, %arg1 : tensor<24x300xf32>, tensor<300x40xf32> -> {ot}\n"
+            f"  %c = paddle.conv2d %arg2, %arg3 {{strides = array<i64: 1, 1>, padding = "
+            f"array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1}} : "
+            f"tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32> -> {rt}\n"
+            f"  return %r, %c : {ot}, {rt}")
+    text = module([a, b, x, w], body, [ot, rt])
+    env = {"ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2"}
+    got, conv = run_module(tmp_path, text, [a, b, x, w], env=env,
+                           extra_args=["--precision=bf16", "--library=onednn"])
+    f64 = np.float64
+    check(got, bf16_round(a).astype(f64) @ bf16_round(b).astype(f64),
+          a.astype(f64) @ b.astype(f64), matmul_scale(a, b))
+    check(conv, conv2d_ref(bf16_round(x), bf16_round(w), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+          ref, conv2d_ref(np.abs(x), np.abs(w), (1, 1), (1, 1, 1, 1), (1, 1), 1))
+    (tmp_path / "module.mlir").write_text(text)
+    args = []
+    for i in range(4):
+        args += ["--input", str(tmp_path / f"in{i}.npy")]
+    proc = subprocess.run([str(PADDLE_RUN), str(tmp_path / "module.mlir"), "--precision=bf16",
+                           "--library=onednn"] + args, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, **env, "ONEDNN_VERBOSE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    runs = [line for line in proc.stdout.splitlines() if line.startswith("onednn_verbose,exec")
+            or line.startswith("dnnl_verbose,exec")]
+    kernels = [line for line in runs if ",matmul," in line or ",convolution," in line]
+    assert kernels, proc.stdout[-2000:]
+    assert all("src_f32" in line and "bf16" not in line.split("src_")[1].split(" ")[0]
+               for line in kernels), kernels
+    # The conversions ran: reorders from bf16.
+    assert any(",reorder," in line and "src_bf16" in line for line in runs), runs
 
 
 def test_core_compile_precision(ctx, rng):

@@ -272,8 +272,10 @@ struct ConvEntry {
 
 struct MatmulEntry {
   dnnl::primitive matmul;
-  memory::desc a, b, c, userB, bias;
-  dnnl::reorder bIn;
+  memory::desc a, b, c, userA, userB, bias;
+  // a's conversion to f32 where oneDNN has no bf16 kernel (bf16Fallback).
+  bool convertA = false;
+  dnnl::reorder aIn, bIn;
 };
 
 /// Primitives are made (and their implementations timed) one at a time in
@@ -719,7 +721,7 @@ template <typename Desc, int Rank> Dims sizesOf(const Desc &d) {
 template <typename Desc, int Rank> Dims stridesOf(const Desc &d) {
   return Dims(d.strides, d.strides + Rank);
 }
-template <typename Desc> float *dataOf(const Desc &d) {
+template <typename Desc> auto *dataOf(const Desc &d) {
   return d.aligned + d.offset;
 }
 
@@ -745,21 +747,28 @@ constexpr int64_t kMaxDims = 12;
 /// An operand of paddle_onednn_matmul in its logical dims.
 struct Logical {
   Dims sizes, strides;
-  float *data;
+  void *data;
 };
 
-/// Reads the ranked descriptor behind `m` and orders its dims by `map`
-/// (onednn.h); absent dims are broadcasts of size 1.
-Logical logical(const paddle_unranked_memref_t &m, int64_t map, int64_t rank) {
+/// Bytes per element of the kernels' operand types.
+size_t bytesOf(memory::data_type type) {
+  return type == memory::data_type::bf16 ? 2 : 4;
+}
+
+/// Reads the ranked descriptor behind `m` (of `type` elements) and orders
+/// its dims by `map` (onednn.h); absent dims are broadcasts of size 1.
+Logical logical(const paddle_unranked_memref_t &m, int64_t map, int64_t rank,
+                memory::data_type type = memory::data_type::f32) {
   if (m.rank < 1 || m.rank > kMaxDims)
     throw std::invalid_argument("an operand has rank " +
                                 std::to_string(m.rank));
   // {allocated, aligned, offset, sizes[rank], strides[rank]}
   auto *words = static_cast<const int64_t *>(m.descriptor);
-  float *aligned;
+  char *aligned;
   std::memcpy(&aligned, &words[1], sizeof(aligned));
   const int64_t *sizes = words + 3, *strides = words + 3 + m.rank;
-  Logical l{Dims(rank), Dims(rank), aligned + words[2]};
+  Logical l{Dims(rank), Dims(rank),
+            aligned + words[2] * static_cast<int64_t>(bytesOf(type))};
   for (int64_t i = 0; i < rank; ++i) {
     int64_t at = ((map >> (4 * i)) & 15) - 1;
     if (at >= m.rank)
@@ -787,13 +796,40 @@ void zeroFill(const Logical &l) {
       at += (rest % l.sizes[i]) * l.strides[i];
       rest /= l.sizes[i];
     }
-    l.data[at] = 0.0f;
+    static_cast<float *>(l.data)[at] = 0.0f;
   }
 }
 
 /// The caller's buffers as memory descriptors with their strides.
-memory::desc plain(const Dims &sizes, const Dims &strides) {
-  return memory::desc(sizes, memory::data_type::f32, strides);
+memory::desc plain(const Dims &sizes, const Dims &strides,
+                   memory::data_type type = memory::data_type::f32) {
+  return memory::desc(sizes, type, strides);
+}
+
+/// A dense row-major descriptor of `sizes`.
+memory::desc dense(const Dims &sizes, memory::data_type type) {
+  return memory::desc(sizes, type, plainTag(sizes.size()));
+}
+
+/// `make(type)` (a primitive descriptor) for the inputs' type `in`, or,
+/// where oneDNN has no bf16 kernel for this CPU (oneDNN 2.6 has none
+/// below AVX-512), `make(f32)`: the caller then converts its bf16 inputs
+/// to f32 with reorders, which are exact, so the f32 primitive computes
+/// the same products and sums. `compute` is set to the type used.
+template <typename Make>
+auto withBF16Fallback(memory::data_type in, memory::data_type &compute,
+                      Make make) {
+  compute = in;
+  if (in != memory::data_type::bf16)
+    return make(in);
+  try {
+    return make(in);
+  } catch (const dnnl::error &e) {
+    if (e.status != dnnl_unimplemented)
+      throw;
+  }
+  compute = memory::data_type::f32;
+  return make(compute);
 }
 
 /// Runs `body`, turning a oneDNN error into a message. Returns false on
@@ -1110,12 +1146,14 @@ Candidate chooseImplementation(
 /// and they collide in the same L1 sets (4K aliasing): a 128x768x3072
 /// matmul (BERT's FFN) took 14 ms that way and 7 ms with rows of 3056 or
 /// 3088 floats (docs/onednn.md, "Constant weights").
-memory::desc cachedWeightsDesc(const Dims &sizes) {
+memory::desc cachedWeightsDesc(const Dims &sizes, memory::data_type type) {
   int64_t n = sizes[1];
-  constexpr int64_t kAliasBytes = 4096, kPadFloats = 16;
-  if ((n * int64_t(sizeof(float))) % kAliasBytes == 0)
-    return memory::desc(sizes, memory::data_type::f32, Dims{n + kPadFloats, 1});
-  return memory::desc(sizes, memory::data_type::f32, memory::format_tag::any);
+  constexpr int64_t kAliasBytes = 4096, kPadBytes = 64;
+  int64_t bytes = static_cast<int64_t>(bytesOf(type));
+  // bf16 weights take oneDNN's layout (AMX tiles or VNNI pairs, blocked).
+  if (type == memory::data_type::f32 && (n * bytes) % kAliasBytes == 0)
+    return memory::desc(sizes, type, Dims{n + kPadBytes / bytes, 1});
+  return memory::desc(sizes, type, memory::format_tag::any);
 }
 
 /// c[j] (+)= sum over k < K of a[k] * b[k * ldb + j], for j < len: eight
@@ -1187,6 +1225,9 @@ GemvRowsKernel gemvRowsKernel() {
 /// are neither.
 bool gemv(const Logical &a, const Logical &b, const Logical &c, bool accumulate,
           const Program &prog) {
+  auto *aData = static_cast<const float *>(a.data);
+  auto *bData = static_cast<const float *>(b.data);
+  auto *cData = static_cast<float *>(c.data);
   if (c.sizes.size() != 2 || c.sizes[0] != 1 || !prog.ops.empty() ||
       a.strides[1] != 1 || c.strides[1] != 1 ||
       (b.strides[1] != 1 && b.strides[0] != 1))
@@ -1208,30 +1249,32 @@ bool gemv(const Logical &a, const Logical &b, const Logical &c, bool accumulate,
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
     for (int64_t part = 0; part < parts; ++part) {
       int64_t begin = part * slice, end = std::min(n, begin + slice);
-      kernel(a.data, b.data + begin, c.data + begin, k, end - begin, ldb,
+      kernel(aData, bData + begin, cData + begin, k, end - begin, ldb,
              accumulate);
     }
     return true;
   }
-  dnnl_status_t status = dnnl_sgemm('N', 'T', 1, n, k, 1.0f, a.data, k, b.data,
-                                    ldb, accumulate ? 1.0f : 0.0f, c.data, n);
+  dnnl_status_t status = dnnl_sgemm('N', 'T', 1, n, k, 1.0f, aData, k, bData,
+                                    ldb, accumulate ? 1.0f : 0.0f, cData, n);
   if (status != dnnl_success)
     throw dnnl::error(status, "sgemm");
   return true;
 }
 
 /// c[B..., M, N] (+)= a[B..., M, K] * b[B..., K, N], then the program's
-/// post-ops (per-channel operands broadcast along N).
+/// post-ops (per-channel operands broadcast along N). a and b hold `in`
+/// elements, c f32.
 void matmul(const Logical &a, const Logical &b, const Logical &c,
             bool accumulate, const Program &prog, const Operands &operands,
-            int64_t *state) {
-  if (gemv(a, b, c, accumulate, prog))
+            int64_t *state, memory::data_type in) {
+  if (in == memory::data_type::f32 && gemv(a, b, c, accumulate, prog))
     return;
   int64_t threads = useRuntimeThreads();
   size_t rank = c.sizes.size();
   Key key = keyOf({static_cast<int64_t>(Kind::Matmul), threads, accumulate,
                    static_cast<int64_t>(rank),
-                   timedChoice.load(std::memory_order_relaxed)});
+                   timedChoice.load(std::memory_order_relaxed),
+                   static_cast<int64_t>(in)});
   for (const Dims *v :
        {&a.sizes, &a.strides, &b.sizes, &b.strides, &c.sizes, &c.strides})
     key.insert(key.end(), v->begin(), v->end());
@@ -1246,19 +1289,27 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
   bool cacheWeights = prog.constantWeights && rank == 2;
   auto entry = matmulCache().get(key, [&] {
     MatmulEntry e;
-    e.a = plain(a.sizes, a.strides);
-    e.userB = plain(b.sizes, b.strides);
-    e.b = cacheWeights ? cachedWeightsDesc(b.sizes) : e.userB;
+    e.userA = plain(a.sizes, a.strides, in);
+    e.userB = plain(b.sizes, b.strides, in);
     e.c = plain(c.sizes, c.strides);
     e.bias = memory::desc(channelDims, memory::data_type::f32, plainTag(rank));
     dnnl::primitive_attr attr = postOpsAttr(prog, accumulate, channelDims);
+    using MatmulPd = dnnl::matmul::primitive_desc;
     // The iterator of the timed choice reads the op descriptor on each
     // next_impl(): it must outlive the search.
-    const dnnl::matmul::desc desc =
-        bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
-             : dnnl::matmul::desc(e.a, e.b, e.c);
-    using MatmulPd = dnnl::matmul::primitive_desc;
-    MatmulPd pd(desc, attr, cpuEngine());
+    std::optional<dnnl::matmul::desc> desc;
+    memory::data_type compute;
+    MatmulPd pd = withBF16Fallback(in, compute, [&](memory::data_type type) {
+      bool converted = type != in;
+      e.a = converted ? dense(a.sizes, type) : e.userA;
+      e.b = cacheWeights ? cachedWeightsDesc(b.sizes, type)
+            : converted  ? dense(b.sizes, type)
+                         : e.userB;
+      desc.emplace(bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
+                        : dnnl::matmul::desc(e.a, e.b, e.c));
+      return MatmulPd(*desc, attr, cpuEngine());
+    });
+    e.convertA = compute != in;
     // The timing runs read this call's operands: how fast an
     // implementation streams B depends on where B's rows lie. With rows a
     // multiple of 4 KiB apart (128x768x3072, a run-time B) `brg` took
@@ -1267,7 +1318,7 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     // They write the output only where the call overwrites it anyway.
     dnnl::engine &engine = cpuEngine();
     std::unordered_map<int, memory> given{
-        {DNNL_ARG_SRC, memory(e.a, engine, a.data)},
+        {DNNL_ARG_SRC, memory(e.userA, engine, a.data)},
         {DNNL_ARG_WEIGHTS, memory(e.userB, engine, b.data)}};
     if (!readsDst(prog, accumulate))
       given.insert({DNNL_ARG_DST, memory(e.c, engine, c.data)});
@@ -1284,14 +1335,15 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     // activations' layouts are the caller's, which every implementation
     // takes. Runs of up to 10 ms are timed (the skinny products of a
     // transformer layer take 2-8 on the Zen 4 VM, a 1024^3 one 20): the
-    // first call pays about eight runs for it.
+    // first call pays about eight runs for it. Converted inputs keep the
+    // first pick too.
     Candidate chosen =
-        cacheWeights
+        cacheWeights || e.convertA
             ? candidateOf<dnnl::matmul>(pd)
             : chooseImplementation<dnnl::matmul, MatmulPd>(
                   pd,
                   [&](const Candidate &) {
-                    return MatmulPd(desc, attr, cpuEngine());
+                    return MatmulPd(*desc, attr, cpuEngine());
                   },
                   extraLayouts(prog, accumulate, e.bias, channelDims), given,
                   {/*maxFirstMs=*/10.0, /*skipGemm=*/false,
@@ -1300,12 +1352,24 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     e.b = chosen.weights;
     if (e.b != e.userB)
       e.bIn = makeReorder(e.userB, e.b);
+    if (e.convertA)
+      e.aIn = makeReorder(e.userA, e.a);
     e.matmul = chosen.primitive;
     return e;
   });
   const MatmulEntry *owner = entry.get();
+  const memory *aMem;
+  if (owner->convertA) {
+    aMem = &scratchMemory(owner, DNNL_ARG_SRC, owner->a, Scratch::Src);
+    runReorder(
+        owner->aIn,
+        boundMemory(owner, kUserSide | DNNL_ARG_SRC, a.data, owner->userA),
+        *aMem);
+  } else {
+    aMem = &boundMemory(owner, DNNL_ARG_SRC, a.data, owner->a);
+  }
   Args args{
-      {DNNL_ARG_SRC, &boundMemory(owner, DNNL_ARG_SRC, a.data, owner->a)},
+      {DNNL_ARG_SRC, aMem},
       {DNNL_ARG_DST, &boundMemory(owner, DNNL_ARG_DST, c.data, owner->c)}};
   if (bias)
     args.add(DNNL_ARG_BIAS,
@@ -1340,6 +1404,8 @@ struct ConvProblem {
   Dims strides, dilations;
   // Zero padding of src's spatial dims: {top, left} and {bottom, right}.
   Dims padBefore, padAfter;
+  // The element type of src and weights (dst is f32).
+  memory::data_type input = memory::data_type::f32;
 };
 
 /// Whether convolutions keep the caller's plain layouts for src and dst
@@ -1372,7 +1438,7 @@ void checkConvShape(const ConvProblem &p) {
   }
 }
 
-void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
+void conv2d(const ConvProblem &p, void *src, void *weights, float *dst,
             bool accumulate, const Program &prog, const Operands &operands,
             int64_t *state);
 
@@ -1498,17 +1564,23 @@ void conv2dDepthwise(const ConvProblem &p, float *src, float *weights,
   }
 }
 
-void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
+void conv2d(const ConvProblem &p, void *src, void *weights, float *dst,
             bool accumulate, const Program &prog, const Operands &operands,
             int64_t *state) {
-  if (prog.depthwise >= 0)
-    return conv2dDepthwise(p, src, weights, dst, accumulate, prog, operands,
-                           state);
+  bool f32 = p.input == memory::data_type::f32;
+  if (prog.depthwise >= 0) {
+    if (!f32)
+      throw std::invalid_argument("a depthwise post-op needs f32 operands");
+    return conv2dDepthwise(p, static_cast<float *>(src),
+                           static_cast<float *>(weights), dst, accumulate, prog,
+                           operands, state);
+  }
   checkConvShape(p);
   int64_t threads = useRuntimeThreads();
   Key key = keyOf({static_cast<int64_t>(Kind::Conv), threads, accumulate,
                    static_cast<int64_t>(p.weights.size()),
-                   timedChoice.load(std::memory_order_relaxed)});
+                   timedChoice.load(std::memory_order_relaxed),
+                   static_cast<int64_t>(p.input)});
   for (const Dims *v :
        {&p.src, &p.srcStrides, &p.weights, &p.weightsStrides, &p.dst,
         &p.dstStrides, &p.strides, &p.dilations, &p.padBefore, &p.padAfter})
@@ -1520,17 +1592,20 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
   bool plainActivations = plainConvActivations();
   auto entry = convCache().get(key, [&] {
     ConvEntry e;
-    e.userSrc = plain(p.src, p.srcStrides);
-    e.userWeights = plain(p.weights, p.weightsStrides);
+    e.userSrc = plain(p.src, p.srcStrides, p.input);
+    e.userWeights = plain(p.weights, p.weightsStrides, p.input);
     e.userDst = plain(p.dst, p.dstStrides);
-    auto any = [](const Dims &sizes) {
-      return memory::desc(sizes, memory::data_type::f32,
-                          memory::format_tag::any);
+    auto any = [](const Dims &sizes, memory::data_type type) {
+      return memory::desc(sizes, type, memory::format_tag::any);
     };
     // oneDNN counts dilation from 0 (no dilation).
     Dims dilations{p.dilations[0] - 1, p.dilations[1] - 1};
-    memory::desc srcDesc = plainActivations ? e.userSrc : any(p.src);
-    memory::desc dstDesc = plainActivations ? e.userDst : any(p.dst);
+    // The type the primitive computes in: the inputs', or f32 where oneDNN
+    // has no bf16 kernel (withBF16Fallback; the reorders in convert).
+    memory::data_type compute = p.input;
+    memory::desc srcDesc = plainActivations ? e.userSrc : any(p.src, compute);
+    memory::desc dstDesc =
+        plainActivations ? e.userDst : any(p.dst, memory::data_type::f32);
     // Weights always take oneDNN's layout: constant ones are reordered once
     // (WeightsCache), others on each call.
     e.bias =
@@ -1539,11 +1614,11 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     auto descOf = [&](dnnl::algorithm algorithm) {
       return bias ? dnnl::convolution_forward::desc(
                         dnnl::prop_kind::forward_inference, algorithm, srcDesc,
-                        any(p.weights), biasDesc, dstDesc, p.strides, dilations,
-                        p.padBefore, p.padAfter)
+                        any(p.weights, compute), biasDesc, dstDesc, p.strides,
+                        dilations, p.padBefore, p.padAfter)
                   : dnnl::convolution_forward::desc(
                         dnnl::prop_kind::forward_inference, algorithm, srcDesc,
-                        any(p.weights), dstDesc, p.strides, dilations,
+                        any(p.weights, compute), dstDesc, p.strides, dilations,
                         p.padBefore, p.padAfter);
     };
     dnnl::primitive_attr attr = postOpsAttr(prog, accumulate, channelDims);
@@ -1551,7 +1626,7 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     // the problem (its layouts, post-ops and CPU): unimplemented is an
     // error from the primitive descriptor, which falls back to direct.
     std::optional<dnnl::convolution_forward::primitive_desc> winograd;
-    if (prog.winograd) {
+    if (prog.winograd && f32) {
       try {
         winograd.emplace(descOf(dnnl::algorithm::convolution_winograd), attr,
                          cpuEngine());
@@ -1561,10 +1636,15 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     if (winograd)
       ++winogradPrimitives;
     dnnl::convolution_forward::primitive_desc pd =
-        winograd ? *winograd
-                 : dnnl::convolution_forward::primitive_desc(
-                       descOf(dnnl::algorithm::convolution_direct), attr,
-                       cpuEngine());
+        winograd
+            ? *winograd
+            : withBF16Fallback(p.input, compute, [&](memory::data_type type) {
+                if (type != p.input)
+                  srcDesc = any(p.src, type);
+                return dnnl::convolution_forward::primitive_desc(
+                    descOf(dnnl::algorithm::convolution_direct), attr,
+                    cpuEngine());
+              });
     // The operands beyond src, weights and dst, for timing.
     ExtraLayouts extra = extraLayouts(prog, accumulate, biasDesc, channelDims);
     using ConvPd = dnnl::convolution_forward::primitive_desc;
@@ -1625,9 +1705,10 @@ void conv2d(const ConvProblem &p, float *src, float *weights, float *dst,
     auto reorder = [&](const memory &m) {
       // Winograd layouts are filled here (winograd_weights.h: oneDNN's
       // reorder into them is slow), others by oneDNN.
-      if (paddle::onednn::transformWinogradWeights(
-              weights, p.weights, p.weightsStrides, owner->weights,
-              static_cast<float *>(m.get_data_handle())))
+      if (f32 &&
+          paddle::onednn::transformWinogradWeights(
+              static_cast<const float *>(weights), p.weights, p.weightsStrides,
+              owner->weights, static_cast<float *>(m.get_data_handle())))
         ++winogradTransforms;
       else
         runReorder(owner->weightsIn, userWeights, m);
@@ -1741,24 +1822,21 @@ bool mergeable(const int64_t *sizes, const int64_t *strides, int d) {
 
 thread_local char errorBuffer[kErrorSize];
 
-} // namespace
-
-extern "C" {
-
-void _mlir_ciface_paddle_onednn_matmul(
-    const paddle_unranked_memref_t *a, const paddle_unranked_memref_t *b,
-    const paddle_unranked_memref_t *c, const paddle_unranked_memref_t *e0,
-    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
-    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
-    const paddle_unranked_memref_t *program, int64_t aMap, int64_t bMap,
-    int64_t cMap, int64_t accumulate) {
+/// paddle_onednn_matmul(_bf16): a and b of `in` elements.
+void matmulCall(const paddle_unranked_memref_t *a,
+                const paddle_unranked_memref_t *b,
+                const paddle_unranked_memref_t *c, const Operands &operands,
+                const paddle_unranked_memref_t *state,
+                const paddle_unranked_memref_t *program, int64_t aMap,
+                int64_t bMap, int64_t cMap, int64_t accumulate,
+                memory::data_type in) {
   bool ok = guarded("matmul", errorBuffer, kErrorSize, [&] {
     int64_t rank = c->rank;
     if (rank < 2 || rank > kMaxDims)
       throw std::invalid_argument("the output has rank " +
                                   std::to_string(rank) + " (2 to 12 needed)");
     Program prog = readProgram(*program);
-    Logical la = logical(*a, aMap, rank), lb = logical(*b, bMap, rank),
+    Logical la = logical(*a, aMap, rank, in), lb = logical(*b, bMap, rank, in),
             lc = logical(*c, cMap, rank);
     int64_t k = la.sizes[rank - 1];
     if (anyZero(lc.sizes))
@@ -1771,21 +1849,20 @@ void _mlir_ciface_paddle_onednn_matmul(
     }
     if (k == 0)
       throw std::invalid_argument("an empty contraction with post-ops");
-    matmul(la, lb, lc, accumulate != 0, prog, Operands{{e0, e1, e2, e3}},
-           stateWord(*state));
+    matmul(la, lb, lc, accumulate != 0, prog, operands, stateWord(*state), in);
   });
   if (!ok)
     fail(errorBuffer);
 }
 
-void _mlir_ciface_paddle_onednn_conv2d(
-    const paddle_memref4d_f32_t *input, const paddle_memref4d_f32_t *filter,
-    const paddle_memref4d_f32_t *output, const paddle_unranked_memref_t *e0,
-    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
-    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
-    const paddle_unranked_memref_t *program, int64_t strideH, int64_t strideW,
-    int64_t dilationH, int64_t dilationW, int64_t padTop, int64_t padLeft,
-    int64_t padBottom, int64_t padRight, int64_t accumulate) {
+/// paddle_onednn_conv2d(_bf16): input and filter of `in` elements
+/// (descriptors `In`), output f32.
+template <typename In>
+void conv2dCall(const In *input, const In *filter,
+                const paddle_memref4d_f32_t *output, const Operands &operands,
+                const paddle_unranked_memref_t *state,
+                const paddle_unranked_memref_t *program, const int64_t *params,
+                int64_t accumulate, memory::data_type in) {
   bool ok = guarded("conv2d", errorBuffer, kErrorSize, [&] {
     Program prog = readProgram(*program);
     const int64_t *os = output->sizes;
@@ -1798,31 +1875,33 @@ void _mlir_ciface_paddle_onednn_conv2d(
         zeroFill<paddle_memref4d_f32_t, 4>(*output);
       return;
     }
-    ConvProblem p{sizesOf<paddle_memref4d_f32_t, 4>(*input),
-                  stridesOf<paddle_memref4d_f32_t, 4>(*input),
-                  sizesOf<paddle_memref4d_f32_t, 4>(*filter),
-                  stridesOf<paddle_memref4d_f32_t, 4>(*filter),
+    ConvProblem p{sizesOf<In, 4>(*input),
+                  stridesOf<In, 4>(*input),
+                  sizesOf<In, 4>(*filter),
+                  stridesOf<In, 4>(*filter),
                   sizesOf<paddle_memref4d_f32_t, 4>(*output),
                   stridesOf<paddle_memref4d_f32_t, 4>(*output),
-                  {strideH, strideW},
-                  {dilationH, dilationW},
-                  {padTop, padLeft},
-                  {padBottom, padRight}};
+                  {params[0], params[1]},
+                  {params[2], params[3]},
+                  {params[4], params[5]},
+                  {params[6], params[7]},
+                  in};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
-           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
+           prog, operands, stateWord(*state));
   });
   if (!ok)
     fail(errorBuffer);
 }
 
-void _mlir_ciface_paddle_onednn_conv2d_grouped(
-    const paddle_memref5d_f32_t *input, const paddle_memref5d_f32_t *filter,
-    const paddle_memref5d_f32_t *output, const paddle_unranked_memref_t *e0,
-    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
-    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
-    const paddle_unranked_memref_t *program, int64_t strideH, int64_t strideW,
-    int64_t dilationH, int64_t dilationW, int64_t padTop, int64_t padLeft,
-    int64_t padBottom, int64_t padRight, int64_t accumulate) {
+/// paddle_onednn_conv2d_grouped(_bf16), as conv2dCall.
+template <typename In>
+void conv2dGroupedCall(const In *input, const In *filter,
+                       const paddle_memref5d_f32_t *output,
+                       const Operands &operands,
+                       const paddle_unranked_memref_t *state,
+                       const paddle_unranked_memref_t *program,
+                       const int64_t *params, int64_t accumulate,
+                       memory::data_type in) {
   bool ok = guarded("grouped conv2d", errorBuffer, kErrorSize, [&] {
     Program prog = readProgram(*program);
     const int64_t *is = input->sizes, *os = output->sizes;
@@ -1842,20 +1921,71 @@ void _mlir_ciface_paddle_onednn_conv2d_grouped(
     const int64_t *ist = input->strides, *ost = output->strides;
     ConvProblem p{{is[0], is[1] * is[2], is[3], is[4]},
                   {ist[0], ist[2], ist[3], ist[4]},
-                  sizesOf<paddle_memref5d_f32_t, 5>(*filter),
-                  stridesOf<paddle_memref5d_f32_t, 5>(*filter),
+                  sizesOf<In, 5>(*filter),
+                  stridesOf<In, 5>(*filter),
                   {os[0], os[1] * os[2], os[3], os[4]},
                   {ost[0], ost[2], ost[3], ost[4]},
-                  {strideH, strideW},
-                  {dilationH, dilationW},
-                  {padTop, padLeft},
-                  {padBottom, padRight}};
+                  {params[0], params[1]},
+                  {params[2], params[3]},
+                  {params[4], params[5]},
+                  {params[6], params[7]},
+                  in};
     conv2d(p, dataOf(*input), dataOf(*filter), dataOf(*output), accumulate != 0,
-           prog, Operands{{e0, e1, e2, e3}}, stateWord(*state));
+           prog, operands, stateWord(*state));
   });
   if (!ok)
     fail(errorBuffer);
 }
+
+} // namespace
+
+extern "C" {
+
+#define PADDLE_MATMUL_ENTRY(name, type)                                        \
+  void name(                                                                   \
+      const paddle_unranked_memref_t *a, const paddle_unranked_memref_t *b,    \
+      const paddle_unranked_memref_t *c, const paddle_unranked_memref_t *e0,   \
+      const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,  \
+      const paddle_unranked_memref_t *e3,                                      \
+      const paddle_unranked_memref_t *state,                                   \
+      const paddle_unranked_memref_t *program, int64_t aMap, int64_t bMap,     \
+      int64_t cMap, int64_t accumulate) {                                      \
+    matmulCall(a, b, c, Operands{{e0, e1, e2, e3}}, state, program, aMap,      \
+               bMap, cMap, accumulate, type);                                  \
+  }
+PADDLE_MATMUL_ENTRY(_mlir_ciface_paddle_onednn_matmul, memory::data_type::f32)
+PADDLE_MATMUL_ENTRY(_mlir_ciface_paddle_onednn_matmul_bf16,
+                    memory::data_type::bf16)
+#undef PADDLE_MATMUL_ENTRY
+
+#define PADDLE_CONV_ENTRY(name, call, in, out, type)                           \
+  void name(                                                                   \
+      const in *input, const in *filter, const out *output,                    \
+      const paddle_unranked_memref_t *e0, const paddle_unranked_memref_t *e1,  \
+      const paddle_unranked_memref_t *e2, const paddle_unranked_memref_t *e3,  \
+      const paddle_unranked_memref_t *state,                                   \
+      const paddle_unranked_memref_t *program, int64_t strideH,                \
+      int64_t strideW, int64_t dilationH, int64_t dilationW, int64_t padTop,   \
+      int64_t padLeft, int64_t padBottom, int64_t padRight,                    \
+      int64_t accumulate) {                                                    \
+    const int64_t params[] = {strideH, strideW, dilationH, dilationW,          \
+                              padTop,  padLeft, padBottom, padRight};          \
+    call(input, filter, output, Operands{{e0, e1, e2, e3}}, state, program,    \
+         params, accumulate, type);                                            \
+  }
+PADDLE_CONV_ENTRY(_mlir_ciface_paddle_onednn_conv2d, conv2dCall,
+                  paddle_memref4d_f32_t, paddle_memref4d_f32_t,
+                  memory::data_type::f32)
+PADDLE_CONV_ENTRY(_mlir_ciface_paddle_onednn_conv2d_bf16, conv2dCall,
+                  paddle_memref4d_bf16_t, paddle_memref4d_f32_t,
+                  memory::data_type::bf16)
+PADDLE_CONV_ENTRY(_mlir_ciface_paddle_onednn_conv2d_grouped, conv2dGroupedCall,
+                  paddle_memref5d_f32_t, paddle_memref5d_f32_t,
+                  memory::data_type::f32)
+PADDLE_CONV_ENTRY(_mlir_ciface_paddle_onednn_conv2d_grouped_bf16,
+                  conv2dGroupedCall, paddle_memref5d_bf16_t,
+                  paddle_memref5d_f32_t, memory::data_type::bf16)
+#undef PADDLE_CONV_ENTRY
 
 void _mlir_ciface_paddle_onednn_max_pool2d(
     const paddle_memref4d_f32_t *input, const paddle_memref4d_f32_t *output,

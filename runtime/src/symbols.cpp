@@ -20,6 +20,9 @@
 #pragma weak _mlir_ciface_paddle_onednn_conv2d_grouped
 #pragma weak _mlir_ciface_paddle_onednn_reorder
 #pragma weak _mlir_ciface_paddle_onednn_max_pool2d
+#pragma weak _mlir_ciface_paddle_onednn_matmul_bf16
+#pragma weak _mlir_ciface_paddle_onednn_conv2d_bf16
+#pragma weak _mlir_ciface_paddle_onednn_conv2d_grouped_bf16
 
 namespace {
 #define PADDLE_SYMBOL(name, function)                                          \
@@ -53,6 +56,12 @@ const paddle_runtime_symbol_t kSymbols[] = {
                   _mlir_ciface_paddle_onednn_reorder),
     PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_max_pool2d",
                   _mlir_ciface_paddle_onednn_max_pool2d),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_matmul_bf16",
+                  _mlir_ciface_paddle_onednn_matmul_bf16),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_conv2d_bf16",
+                  _mlir_ciface_paddle_onednn_conv2d_bf16),
+    PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_conv2d_grouped_bf16",
+                  _mlir_ciface_paddle_onednn_conv2d_grouped_bf16),
     // The async runtime ABI of parallel loops (mlir/ExecutionEngine/
     // AsyncRuntime.h; upstream spells GetNumWorkerThreads "Runtim").
     PADDLE_SYMBOL("mlirAsyncRuntimeAddRef", paddle_async_add_ref),

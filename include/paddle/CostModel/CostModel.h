@@ -99,12 +99,17 @@ struct ContractionCost {
   /// reads through permuted strides, a conv input it pads itself
   /// (paddle-use-onednn absorbs the transpose, folds the padding).
   double copyBytes = 0;
+  /// The element type of the inputs (the result is f32). oneDNN computes
+  /// at the spec's peak for it (bf16: AMX where the CPU has it); our code
+  /// extends bf16 inputs to f32 (at a cost) and runs at the f32 peak.
+  SpecDType inputType = SpecDType::F32;
 };
 
 /// Predicted time of one op on each path.
 struct PathEstimate {
   /// call_overhead_s + onednn.call_overhead_s + roofline at
-  /// onednn.f32_efficiency x peak + reorderBytes at the roofline bandwidth.
+  /// onednn.f32_efficiency x the input type's peak + reorderBytes at the
+  /// roofline bandwidth.
   double librarySeconds = 0;
   /// call_overhead_s + roofline at the codegen efficiency (tiled or
   /// scalar) x peak and codegen.memory_efficiency x bandwidth, + the

@@ -31,16 +31,19 @@
 extern "C" {
 #endif
 
-#define PADDLE_ONEDNN_MEMREF(rank)                                             \
-  typedef struct paddle_memref##rank##d_f32 {                                  \
-    float *allocated;                                                          \
-    float *aligned;                                                            \
+#define PADDLE_ONEDNN_MEMREF(rank, name, type)                                 \
+  typedef struct paddle_memref##rank##d_##name {                               \
+    type *allocated;                                                           \
+    type *aligned;                                                             \
     int64_t offset;                                                            \
     int64_t sizes[rank];                                                       \
     int64_t strides[rank];                                                     \
-  } paddle_memref##rank##d_f32_t;
-PADDLE_ONEDNN_MEMREF(4)
-PADDLE_ONEDNN_MEMREF(5)
+  } paddle_memref##rank##d_##name##_t;
+PADDLE_ONEDNN_MEMREF(4, f32, float)
+PADDLE_ONEDNN_MEMREF(5, f32, float)
+/* bf16 elements: the upper 16 bits of an f32. */
+PADDLE_ONEDNN_MEMREF(4, bf16, uint16_t)
+PADDLE_ONEDNN_MEMREF(5, bf16, uint16_t)
 #undef PADDLE_ONEDNN_MEMREF
 
 /* An MLIR unranked memref descriptor: `descriptor` points to a ranked one
@@ -127,6 +130,35 @@ void _mlir_ciface_paddle_onednn_conv2d(
  * filter [G, F, C, KH, KW], output [N, G, F, OH, OW]; padding as above. */
 void _mlir_ciface_paddle_onednn_conv2d_grouped(
     const paddle_memref5d_f32_t *input, const paddle_memref5d_f32_t *filter,
+    const paddle_memref5d_f32_t *output, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t accumulate);
+
+/* The same three with bf16 inputs (a and b; input and filter) and an f32
+ * output: the products are exact in f32 and summed in f32, as
+ * `paddle-convert-precision` leaves them (docs/bf16.md). oneDNN runs them
+ * with AMX (`TDPBF16PS`) or `avx512_bf16` where the CPU has them, else
+ * converts in its reference-free kernels. Post-op operands stay f32. */
+void _mlir_ciface_paddle_onednn_matmul_bf16(
+    const paddle_unranked_memref_t *a, const paddle_unranked_memref_t *b,
+    const paddle_unranked_memref_t *c, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t a_map, int64_t b_map,
+    int64_t c_map, int64_t accumulate);
+void _mlir_ciface_paddle_onednn_conv2d_bf16(
+    const paddle_memref4d_bf16_t *input, const paddle_memref4d_bf16_t *filter,
+    const paddle_memref4d_f32_t *output, const paddle_unranked_memref_t *e0,
+    const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
+    const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
+    const paddle_unranked_memref_t *program, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t accumulate);
+void _mlir_ciface_paddle_onednn_conv2d_grouped_bf16(
+    const paddle_memref5d_bf16_t *input, const paddle_memref5d_bf16_t *filter,
     const paddle_memref5d_f32_t *output, const paddle_unranked_memref_t *e0,
     const paddle_unranked_memref_t *e1, const paddle_unranked_memref_t *e2,
     const paddle_unranked_memref_t *e3, const paddle_unranked_memref_t *state,
