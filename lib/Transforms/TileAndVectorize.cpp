@@ -55,8 +55,10 @@ static constexpr int64_t kTransposeBlock = 16;
 /// contiguous (vector loads and stores need that). With `bf16Inputs`, the
 /// inputs may also be bf16 (--precision bf16): the tile extends them to f32
 /// before its FMAs, and as a product of two bf16 values is exact in f32, the
-/// result equals the scalar loops' bit for bit.
-static bool hasStaticF32Operands(linalg::LinalgOp op, bool bf16Inputs = false) {
+/// result equals the scalar loops' bit for bit. With `bf16Outputs`, the
+/// output may be bf16 too (an elementwise op that ends in a truncf).
+static bool hasStaticF32Operands(linalg::LinalgOp op, bool bf16Inputs = false,
+                                 bool bf16Outputs = false) {
   if (!op.hasPureBufferSemantics() || op->getNumOperands() == 0)
     return false;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -64,8 +66,9 @@ static bool hasStaticF32Operands(linalg::LinalgOp op, bool bf16Inputs = false) {
     if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
       return false;
     Type element = type.getElementType();
+    bool init = op.isDpsInit(&operand);
     if (!element.isF32() &&
-        !(bf16Inputs && element.isBF16() && !op.isDpsInit(&operand)))
+        !(element.isBF16() && (init ? bf16Outputs : bf16Inputs)))
       return false;
     if (type.getRank() > 0 && !type.isLastDimUnitStride())
       return false;
@@ -649,8 +652,16 @@ struct TileAndVectorizePass
   /// outer dims, or a broadcast), and a body linalg::vectorize accepts.
   static bool isSimpleElementwise(linalg::GenericOp op) {
     if (op.getNumLoops() == 0 || !op.isAllParallelLoops() ||
-        op.getNumDpsInits() != 1 || !hasStaticF32Operands(op))
+        op.getNumDpsInits() != 1 ||
+        !hasStaticF32Operands(op, /*bf16Inputs=*/true, /*bf16Outputs=*/true))
       return false;
+    // bf16 values (the casts of --precision bf16) are only converted: the
+    // arithmetic is f32, and arith-expand lowers the vector conversions.
+    for (Operation &inner : op.getBlock()->without_terminator())
+      if (!isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
+          llvm::any_of(inner.getOperandTypes(),
+                       [](Type t) { return t.isBF16(); }))
+        return false;
     unsigned innermost = op.getNumLoops() - 1;
     for (OpOperand &operand : op->getOpOperands()) {
       AffineMap map = op.getMatchingIndexingMap(&operand);

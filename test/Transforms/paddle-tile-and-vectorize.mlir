@@ -296,3 +296,39 @@ func.func @copies(%x: memref<3x128x1x768xf32>, %y: memref<128x1x768xf32>,
   memref.copy %a, %b : memref<4x8xf32> to memref<4x8xf32>
   return
 }
+
+// -----
+
+// An elementwise op that writes bf16 (bias + relu, then the cast of
+// --precision bf16) is vectorized like an f32 one: the arithmetic is f32 and
+// the truncf works on vectors. bf16 arithmetic stays as it is.
+// CHECK-LABEL: func.func @writes_bf16(
+// CHECK: scf.parallel
+// CHECK: arith.truncf %{{.*}} : vector<{{16|8}}xf32> to vector<{{16|8}}xbf16>
+// CHECK: vector.store %{{.*}} : memref<{{.*}}xbf16{{.*}}>, vector<{{16|8}}xbf16>
+// CHECK-LABEL: func.func @bf16_arithmetic(
+// CHECK-NOT: vector<
+// CHECK: linalg.generic
+func.func @writes_bf16(%x: memref<64x256xf32>, %b: memref<256xf32>, %y: memref<64x256xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<64x256xf32>, memref<256xf32>) outs(%y : memref<64x256xbf16>) {
+  ^bb0(%in: f32, %bias: f32, %out: bf16):
+    %s = arith.addf %in, %bias : f32
+    %r = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+func.func @bf16_arithmetic(%x: memref<64x256xbf16>, %y: memref<64x256xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x256xbf16>) outs(%y : memref<64x256xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %s = arith.addf %in, %in : bf16
+    linalg.yield %s : bf16
+  }
+  return
+}
