@@ -12,7 +12,8 @@ same random inputs and reports:
   classifiers, over --samples random inputs;
 - the median call time on this machine of f32 (default: oneDNN by its
   cost-model choice), f32 with library="none" (generated code only) and bf16
-  (generated code: oneDNN takes f32 only; see docs/bf16.md).
+  (oneDNN's bf16 primitives where the cost model picks them, AMX on CPUs
+  that have it; see docs/bf16.md).
 
 Not a test: it needs torch, torchvision and onnxruntime
 (requirements-models.txt) and takes minutes.
@@ -124,7 +125,7 @@ def measure(name, samples, workdir, runs):
     exes = {}
     compile_s = {}
     # "f32": the default pipeline (oneDNN where the cost model picks it);
-    # "f32 none": generated code only, which is what bf16 runs on here.
+    # "f32 none": generated code only.
     for key, precision, library in (("f32", "f32", "auto"), ("f32 none", "f32", "none"),
                                     ("bf16", "bf16", "auto")):
         t = time.perf_counter()

@@ -86,6 +86,20 @@ func.func @conv(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 
 // -----
 
+// A depthwise conv2d (one input channel per group) stays f32: nothing for
+// bf16 dot products to speed up, and casts would add passes. A grouped one
+// with two channels per group is converted.
+// CHECK-LABEL: func @depthwise
+// CHECK: paddle.conv2d %{{.*}}, %{{.*}} {groups = 4 : i64{{.*}}} : tensor<1x4x5x5xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x5xf32>
+// CHECK: paddle.conv2d %{{.*}}, %{{.*}} {groups = 2 : i64{{.*}}} : tensor<1x4x5x5xbf16>, tensor<4x2x3x3xbf16> -> tensor<1x4x5x5xf32>
+func.func @depthwise(%x: tensor<1x4x5x5xf32>, %w: tensor<4x1x3x3xf32>, %g: tensor<4x2x3x3xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>) {
+  %y = paddle.conv2d %x, %w {groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : tensor<1x4x5x5xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x5xf32>
+  %z = paddle.conv2d %x, %g {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x5x5xf32>
+  return %y, %z : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>
+}
+
+// -----
+
 // Only f32 contractions change: f64 and bf16 ones, and other ops, stay.
 // CHECK-LABEL: func @others
 // CHECK-NOT: paddle.cast
