@@ -447,7 +447,11 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
       padding does.
 
     Operands must be f32 memrefs with a unit innermost stride (for the
-    grouped conv, contiguous group and channel dims); other ops stay.
+    grouped conv, contiguous group and channel dims); other ops stay. A
+    matmul or conv whose two inputs are bf16 and whose output is f32 (the
+    body extends the inputs with `arith.extf`; `--precision bf16`) calls
+    the `_bf16` variant of its kernel instead, with bf16 memrefs for the
+    inputs (docs/bf16.md).
 
     linalg ops accumulate into their output. When the op right before it
     (ignoring trace calls and ops without memory effects) is a
@@ -619,8 +623,9 @@ def ConvertPrecisionPass
   let description = [{
     The opt-in reduced-precision mode (`--precision bf16`, docs/bf16.md).
     Each `paddle.matmul` and `paddle.conv2d` whose operands and result are
-    f32 reads its operands rounded to bf16 (round to nearest even) and keeps
-    its f32 result: the products are exact in f32 and accumulate in f32,
+    f32, depthwise convolutions (one input channel per group) aside, reads
+    its operands rounded to bf16 (round to nearest even) and keeps its f32
+    result: the products are exact in f32 and accumulate in f32,
     the contract of AMX's `TDPBF16PS` and of oneDNN's bf16 primitives. Every
     other op stays f32.
 
