@@ -657,10 +657,11 @@ struct TileAndVectorizePass
       return false;
     // bf16 values (the casts of --precision bf16) are only converted: the
     // arithmetic is f32, and arith-expand lowers the vector conversions.
+    auto isBF16 = [](Type t) { return t.isBF16(); };
     for (Operation &inner : op.getBlock()->without_terminator())
       if (!isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
-          llvm::any_of(inner.getOperandTypes(),
-                       [](Type t) { return t.isBF16(); }))
+          (llvm::any_of(inner.getOperandTypes(), isBF16) ||
+           llvm::any_of(inner.getResultTypes(), isBF16)))
         return false;
     unsigned innermost = op.getNumLoops() - 1;
     for (OpOperand &operand : op->getOpOperands()) {

@@ -309,6 +309,8 @@ func.func @copies(%x: memref<3x128x1x768xf32>, %y: memref<128x1x768xf32>,
 // CHECK-LABEL: func.func @bf16_arithmetic(
 // CHECK-NOT: vector<
 // CHECK: linalg.generic
+// CHECK-NOT: vector<
+// CHECK: arith.sitofp {{.*}} : i32 to bf16
 func.func @writes_bf16(%x: memref<64x256xf32>, %b: memref<256xf32>, %y: memref<64x256xbf16>) {
   %zero = arith.constant 0.0 : f32
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
@@ -322,12 +324,20 @@ func.func @writes_bf16(%x: memref<64x256xf32>, %b: memref<256xf32>, %y: memref<6
   }
   return
 }
-func.func @bf16_arithmetic(%x: memref<64x256xbf16>, %y: memref<64x256xbf16>) {
+func.func @bf16_arithmetic(%x: memref<64x256xbf16>, %y: memref<64x256xbf16>,
+                            %i: memref<64x256xi32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<64x256xbf16>) outs(%y : memref<64x256xbf16>) {
   ^bb0(%in: bf16, %out: bf16):
     %s = arith.addf %in, %in : bf16
+    linalg.yield %s : bf16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%i : memref<64x256xi32>) outs(%y : memref<64x256xbf16>) {
+  ^bb0(%in: i32, %out: bf16):
+    %s = arith.sitofp %in : i32 to bf16
     linalg.yield %s : bf16
   }
   return
