@@ -308,7 +308,8 @@ def test_core_compile_precision(ctx, rng):
         _core.compile(m, precision="fp8")
 
 
-def test_aot_bf16_matches_jit(tmp_path, rng):
+@pytest.mark.parametrize("library", ["auto", "onednn"])
+def test_aot_bf16_matches_jit(tmp_path, rng, library):
     a, b = uniform(rng, (8, 48)), uniform(rng, (48, 8))
     body = ("  %r = paddle.matmul %arg0, %arg1 : tensor<8x48xf32>, tensor<48x8xf32> "
             "-> tensor<8x8xf32>\n  return %r : tensor<8x8xf32>")
@@ -316,8 +317,11 @@ def test_aot_bf16_matches_jit(tmp_path, rng):
     (path := tmp_path / "m.mlir").write_text(text)
     so = tmp_path / "m.so"
     proc = subprocess.run([str(PADDLE_COMPILE), str(path), "-o", str(so), "--emit", "so",
-                           "--precision=bf16"], capture_output=True, text=True, timeout=300)
+                           "--precision=bf16", f"--library={library}"],
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    if library == "onednn":  # the artifact calls oneDNN's bf16 matmul
+        assert b"paddle_onednn_matmul_bf16" in so.read_bytes()
     inputs = []
     for i, x in enumerate([a, b]):
         np.save(tmp_path / f"x{i}.npy", x)
@@ -327,7 +331,8 @@ def test_aot_bf16_matches_jit(tmp_path, rng):
     assert proc.returncode == 0, proc.stderr
     aot = np.load(tmp_path / "aot" / "main_0.npy")
     (tmp_path / "jit").mkdir()
-    (jit,) = run_module(tmp_path / "jit", text, [a, b], extra_args=["--precision=bf16"])
+    (jit,) = run_module(tmp_path / "jit", text, [a, b],
+                        extra_args=["--precision=bf16", f"--library={library}"])
     np.testing.assert_array_equal(aot, jit)
     exact = bf16_round(a).astype(np.float64) @ bf16_round(b).astype(np.float64)
     check(jit, exact, a.astype(np.float64) @ b, matmul_scale(a, b))
