@@ -750,11 +750,6 @@ struct Logical {
   void *data;
 };
 
-/// Bytes per element of the kernels' operand types.
-size_t bytesOf(memory::data_type type) {
-  return type == memory::data_type::bf16 ? 2 : 4;
-}
-
 /// Reads the ranked descriptor behind `m` (of `type` elements) and orders
 /// its dims by `map` (onednn.h); absent dims are broadcasts of size 1.
 Logical logical(const paddle_unranked_memref_t &m, int64_t map, int64_t rank,
@@ -768,7 +763,8 @@ Logical logical(const paddle_unranked_memref_t &m, int64_t map, int64_t rank,
   std::memcpy(&aligned, &words[1], sizeof(aligned));
   const int64_t *sizes = words + 3, *strides = words + 3 + m.rank;
   Logical l{Dims(rank), Dims(rank),
-            aligned + words[2] * static_cast<int64_t>(bytesOf(type))};
+            aligned +
+                words[2] * static_cast<int64_t>(memory::data_type_size(type))};
   for (int64_t i = 0; i < rank; ++i) {
     int64_t at = ((map >> (4 * i)) & 15) - 1;
     if (at >= m.rank)
@@ -1152,7 +1148,7 @@ Candidate chooseImplementation(
 memory::desc cachedWeightsDesc(const Dims &sizes, memory::data_type type) {
   int64_t n = sizes[1];
   constexpr int64_t kAliasBytes = 4096, kPadBytes = 64;
-  int64_t bytes = static_cast<int64_t>(bytesOf(type));
+  int64_t bytes = static_cast<int64_t>(memory::data_type_size(type));
   // bf16 weights take oneDNN's layout (AMX tiles or VNNI pairs, blocked).
   if (type == memory::data_type::f32 && (n * bytes) % kAliasBytes == 0)
     return memory::desc(sizes, type, Dims{n + kPadBytes / bytes, 1});
