@@ -191,9 +191,12 @@ TEST_F(Fixture, TraceHasCallsAndKernels) {
     if (e["cat"] == "call") {
       ++calls;
       EXPECT_EQ(e["name"], "two_x_plus_one");
+      EXPECT_FALSE(e.contains("args"));
     } else {
       ++kernels;
       EXPECT_EQ(e["name"], "linalg.generic model.mlir:3:5");
+      // The id the module passed to paddle_trace_kernel_begin.
+      EXPECT_EQ(e["args"]["kernel"], 0);
     }
   }
   EXPECT_EQ(calls, 2);

@@ -123,6 +123,15 @@ def test_trace(tmp_path, rng):
     names = {e["name"] for e in kernels}
     assert any(n.startswith("linalg.matmul ") and n.endswith("mlp.mlir:8:8")
                for n in names), names
+    # Each kernel event carries its kernel's id (paddle-instrument-kernels
+    # numbers them 0, 1, ... in the module): one name per id, every id in
+    # every call.
+    ids = {}
+    for k in kernels:
+        ids.setdefault(k["args"]["kernel"], set()).add(k["name"])
+    assert sorted(ids) == list(range(len(ids))), sorted(ids)
+    assert all(len(n) == 1 for n in ids.values()), ids
+    assert len(kernels) == 4 * len(ids)
     # Every kernel lies inside a call on the same thread.
     for k in kernels:
         assert any(c["tid"] == k["tid"] and c["ts"] <= k["ts"] and

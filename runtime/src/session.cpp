@@ -204,13 +204,18 @@ extern "C" paddle_status_t paddle_session_write_trace(paddle_session_t session,
                          : e.kernel < (int64_t)exe.kernelNames.size()
                              ? exe.kernelNames[e.kernel]
                              : "kernel " + std::to_string(e.kernel);
-      events.push_back({{"name", name},
-                        {"cat", isCall ? "call" : "kernel"},
-                        {"ph", "X"},
-                        {"pid", 1},
-                        {"tid", session->eventThreads[i]},
-                        {"ts", e.begin / 1000.0},
-                        {"dur", (e.end - e.begin) / 1000.0}});
+      nlohmann::json event = {{"name", name},
+                              {"cat", isCall ? "call" : "kernel"},
+                              {"ph", "X"},
+                              {"pid", 1},
+                              {"tid", session->eventThreads[i]},
+                              {"ts", e.begin / 1000.0},
+                              {"dur", (e.end - e.begin) / 1000.0}};
+      // The kernel's id is the one paddle-instrument-kernels passed to
+      // paddle_trace_kernel_begin: it finds the kernel in the IR.
+      if (!isCall)
+        event["args"] = {{"kernel", e.kernel}};
+      events.push_back(std::move(event));
     }
   }
   nlohmann::json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
