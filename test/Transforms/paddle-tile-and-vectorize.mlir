@@ -235,13 +235,17 @@ func.func @int(%x: memref<32x32xi32>, %z: memref<32x32xi32>) {
 
 // A transpose that moves the innermost dim runs in 16x16 blocks over an
 // scf.parallel (each block's lines stay in L1). A whole block is vectorized:
-// 16 row loads, the transpose in registers, 16 row stores. The batch dim is
+// 16 row loads, the transpose in registers (64 two-input shuffles, 4 rounds
+// of 16, not 256 lane extracts and inserts), 16 row stores. The batch dim is
 // tiled by 1; partial edge blocks (40 = 16 + 16 + 8) stay scalar loops.
 // CHECK-LABEL: func.func @transpose_blocks(
 // CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = {{.*}} step (%c16, %c16)
 // CHECK: %[[IN:.*]] = memref.subview %{{.*}}[%[[J]], %[[I]]] [16, 16] [1, 1]
 // CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[I]], %[[J]]] [16, 16] [1, 1]
 // CHECK-COUNT-16: vector.load %[[IN]]{{.*}} vector<16xf32>
+// CHECK-NOT: vector.extract
+// CHECK-COUNT-64: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.extract
 // CHECK-NOT: linalg.transpose
 // CHECK-COUNT-16: vector.store {{.*}}, %[[OUT]]
 // CHECK: } {paddle.min_task_size = 16 : i64}
