@@ -45,8 +45,9 @@ namespace mlir::paddle {
 using namespace mlir;
 
 /// Elementwise iterations per block that make a block worth starting; the
-/// same figure as the pipeline's min-task-size for scalar loops.
-static constexpr int64_t kElementsPerTask = 4096;
+/// same figure as the pipeline's min-task-size for scalar loops
+/// (Pipelines.cpp says why).
+static constexpr int64_t kElementsPerTask = 32768;
 /// The side of the blocks transposes are tiled into: 16 f32 rows of 16 are
 /// 16 cache lines read and 16 written per block.
 static constexpr int64_t kTransposeBlock = 16;

@@ -6,7 +6,7 @@
 
 // ASYNC-LABEL: func.func @main
 // Loops smaller than the minimum task size run serially in the caller.
-// ASYNC: %[[MIN_TASK:.*]] = arith.constant 4096 : index
+// ASYNC: %[[MIN_TASK:.*]] = arith.constant 32768 : index
 // The shape checks of the dynamic add run before any parallel work.
 // ASYNC: cf.assert {{.*}}operand dim 0 does not match
 // ASYNC: cf.assert {{.*}}operand dim 1 does not match

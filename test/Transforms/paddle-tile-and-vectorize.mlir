@@ -65,8 +65,8 @@ func.func @batch_matmul(%a: memref<3x16x8xf32>, %b: memref<3x8x32xf32>, %c: memr
 // AVX512: vector.store %[[T]]
 // AVX2-NOT: math.tanh
 // AVX2: arith.divf {{.*}} : vector<8xf32>
-// AVX512: } {paddle.min_task_size = 256 : i64}
-// AVX2: } {paddle.min_task_size = 512 : i64}
+// AVX512: } {paddle.min_task_size = 2048 : i64}
+// AVX2: } {paddle.min_task_size = 4096 : i64}
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 func.func @add_tanh(%x: memref<64x128xf32>, %y: memref<128xf32>, %z: memref<64x128xf32>) {
@@ -142,7 +142,7 @@ func.func @transpose(%x: memref<32x32xf32>, %z: memref<32x32xf32>) {
 // CHECK: %[[INIT:.*]] = memref.load %[[OUT]]
 // CHECK: %[[SUM:.*]] = vector.reduction <add>, %[[ACC]], %[[INIT]]
 // CHECK: memref.store %[[SUM]], %[[OUT]]
-// CHECK: } {paddle.min_task_size = 16 : i64}
+// CHECK: } {paddle.min_task_size = 128 : i64}
 func.func @row_sum(%x: memref<32x256xf32>, %z: memref<32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<32x256xf32>) outs(%z : memref<32xf32>) {
@@ -248,7 +248,7 @@ func.func @int(%x: memref<32x32xi32>, %z: memref<32x32xi32>) {
 // CHECK-NOT: vector.extract
 // CHECK-NOT: linalg.transpose
 // CHECK-COUNT-16: vector.store {{.*}}, %[[OUT]]
-// CHECK: } {paddle.min_task_size = 16 : i64}
+// CHECK: } {paddle.min_task_size = 128 : i64}
 func.func @transpose_blocks(%x: memref<64x48xf32>, %y: memref<48x64xf32>) {
   linalg.transpose ins(%x : memref<64x48xf32>) outs(%y : memref<48x64xf32>) permutation = [1, 0]
   return

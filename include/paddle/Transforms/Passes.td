@@ -237,7 +237,8 @@ def ForallToParallelPass
     `paddle.min_task_size` (set by `paddle-lower-fusion` on a fused group's
     tile loop: one tile is a task worth starting) reaches
     `paddle-async-parallel-for` this way; without it the default minimum of
-    4096 iterations per block ran a loop of 32 row tiles on one thread.
+    iterations per block (`min-task-size`, which counts elements) ran a loop
+    of 32 row tiles on one thread.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
@@ -335,7 +336,7 @@ def AsyncParallelForPass
            "Dispatch the blocks recursively from the workers">,
     Option<"numWorkerThreads", "num-workers", "int32_t", /*default=*/"-1",
            "Worker count (-1: ask the runtime when the loop runs)">,
-    Option<"minTaskSize", "min-task-size", "int32_t", /*default=*/"4096",
+    Option<"minTaskSize", "min-task-size", "int32_t", /*default=*/"32768",
            "Minimum iterations per block for loops without "
            "paddle.min_task_size">,
   ];

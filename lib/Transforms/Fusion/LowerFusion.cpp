@@ -361,7 +361,7 @@ LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
                             "last op ")
            << root->getName();
   // Each tile is a task worth starting (about tileElements elements):
-  // paddle-async-parallel-for's default minimum of 4096 iterations per
+  // paddle-async-parallel-for's default minimum of 32768 iterations per
   // block counts elements, and would run a loop of 32 row tiles as one
   // block on one thread.
   result->loops.front()->setAttr(kMinTaskSizeAttr,
