@@ -61,6 +61,45 @@ def sigmoid(x):
     return 1.0 / (1.0 + _pm().exp(-x))
 
 
+def gelu(x):
+    """The exact (erf) GELU. Traced: one paddle.gelu, whose gradient rule
+    recomputes from x; the decomposed form saved its erf and products for
+    the backward pass, four tensors each read again there."""
+    if _is_numpy(x):
+        return (0.5 * x * (1.0 + erf(x * (1.0 / math.sqrt(2.0))))).astype(x.dtype)
+    return _pm().gelu(x)
+
+
+def softmax(x, axis=-1):
+    if _is_numpy(x):
+        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        return e / np.sum(e, axis=axis, keepdims=True)
+    return _pm().softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=-1):
+    if _is_numpy(x):
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return _pm().log_softmax(x, axis=axis)
+
+
+def layer_norm(x, axes, weight=None, bias=None, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) [* weight + bias] over `axes` (the biased
+    variance); weight and bias broadcast against x."""
+    if _is_numpy(x, weight, bias):
+        mean = np.mean(x, axis=axes, keepdims=True)
+        centered = x - mean
+        var = np.mean(centered * centered, axis=axes, keepdims=True)
+        y = centered / np.sqrt(var + eps)
+        if weight is not None:
+            y = y * weight
+        if bias is not None:
+            y = y + bias
+        return y.astype(x.dtype)
+    return _pm().layer_norm(x, weight, bias, axis=axes, epsilon=eps)
+
+
 def maximum(a, b):
     return np.maximum(a, b) if _is_numpy(a, b) else _pm().maximum(a, b)
 

@@ -42,7 +42,7 @@ def relu(x):
 
 def gelu(x):
     """The exact (erf) GELU, as torch.nn.GELU()."""
-    return 0.5 * x * (1.0 + _ops.erf(x * (1.0 / math.sqrt(2.0))))
+    return _ops.gelu(x)
 
 
 def tanh(x):
@@ -54,13 +54,11 @@ def sigmoid(x):
 
 
 def log_softmax(x, axis=-1):
-    shifted = x - _ops.max(x, axis=axis, keepdims=True)
-    return shifted - _ops.log(_ops.sum(_ops.exp(shifted), axis=axis, keepdims=True))
+    return _ops.log_softmax(x, axis=axis)
 
 
 def softmax(x, axis=-1):
-    e = _ops.exp(x - _ops.max(x, axis=axis, keepdims=True))
-    return e / _ops.sum(e, axis=axis, keepdims=True)
+    return _ops.softmax(x, axis=axis)
 
 
 # ------------------------------------------------------------------ layers
@@ -134,14 +132,7 @@ def batch_norm(x, running_mean, running_var, weight, bias, training, momentum=0.
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     k = len(tuple(normalized_shape))
-    axes = tuple(range(-k, 0))
-    mean = _ops.mean(x, axis=axes, keepdims=True)
-    centered = x - mean
-    var = _ops.mean(centered * centered, axis=axes, keepdims=True)
-    y = centered / _ops.sqrt(var + eps)
-    if weight is not None:
-        y = y * weight + bias
-    return y
+    return _ops.layer_norm(x, tuple(range(-k, 0)), weight, bias, eps)
 
 
 def one_hot(labels, num_classes, dtype=np.float32):
