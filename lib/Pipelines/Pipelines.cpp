@@ -27,17 +27,10 @@ static paddle::AsyncParallelForPassOptions getParallelForOptions() {
   options.asyncDispatch = true;
   // Ask the runtime (paddle_get_num_threads) when the loop runs.
   options.numWorkerThreads = -1;
-  // Iterations of the parallel dims per block at least: below about this
-  // many elementwise iterations the cost of starting a block (a coroutine
-  // frame, a queue push, a wake-up, and on another core the operands'
-  // cache lines) exceeds the work. On the Xeon VM a 1-D add of 8k-128k
-  // elements ran 1.4-2.8x slower on 2 threads than on 1 with 4096, and a
-  // vectorized tanh takes about 0.26 ns per element, so a 32k block is 8 us,
-  // about what a block costs to start (docs/performance.md, "Minimum task
-  // size").
-  // (Loops over tiles from paddle-tile-and-vectorize carry their own
-  // minimum, paddle.min_task_size.)
-  options.minTaskSize = 32768;
+  // Iterations of the parallel dims per block at least (Passes.h says
+  // why). Loops over tiles from paddle-tile-and-vectorize carry their own
+  // minimum, paddle.min_task_size.
+  options.minTaskSize = paddle::kElementsPerTask;
   return options;
 }
 

@@ -44,10 +44,6 @@ namespace mlir::paddle {
 
 using namespace mlir;
 
-/// Elementwise iterations per block that make a block worth starting; the
-/// same figure as the pipeline's min-task-size for scalar loops
-/// (Pipelines.cpp says why).
-static constexpr int64_t kElementsPerTask = 32768;
 /// The side of the blocks transposes are tiled into: 16 f32 rows of 16 are
 /// 16 cache lines read and 16 written per block.
 static constexpr int64_t kTransposeBlock = 16;
@@ -385,7 +381,7 @@ struct TileAndVectorizePass
       return failure();
     tiled->loops.front()->setAttr(paddle::kMinTaskSizeAttr,
                                   rewriter.getI64IntegerAttr(std::max<int64_t>(
-                                      1, kElementsPerTask / width)));
+                                      1, paddle::kElementsPerTask / width)));
     return vectorizeTile(rewriter, tiled->op);
   }
 
@@ -442,7 +438,7 @@ struct TileAndVectorizePass
         rows->loops.front()->setAttr(
             paddle::kMinTaskSizeAttr,
             rewriter.getI64IntegerAttr(
-                std::max<int64_t>(1, kElementsPerTask / k)));
+                std::max<int64_t>(1, paddle::kElementsPerTask / k)));
       row = rows->op;
     }
 
@@ -640,8 +636,9 @@ struct TileAndVectorizePass
       return failure();
     tiled->loops.front()->setAttr(
         paddle::kMinTaskSizeAttr,
-        rewriter.getI64IntegerAttr(std::max<int64_t>(
-            1, kElementsPerTask / (kTransposeBlock * kTransposeBlock))));
+        rewriter.getI64IntegerAttr(
+            std::max<int64_t>(1, paddle::kElementsPerTask /
+                                     (kTransposeBlock * kTransposeBlock))));
     if (cast<MemRefType>(tiled->op->getOperand(1).getType()).hasStaticShape())
       (void)vectorizeTile(rewriter, tiled->op);
     return success();
