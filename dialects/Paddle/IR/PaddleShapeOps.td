@@ -96,6 +96,12 @@ def Paddle_TransposeOp : Paddle_Op<"transpose", [Pure,
     $x `perm` `=` $perm attr-dict `:` type($x) `->` type($result)
   }];
   let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// True when `x` is static and the permutation keeps its dims of size
+    /// other than 1 in their order: the result has x's elements in x's
+    /// order, a reshape.
+    bool movesOnlyUnitDims();
+  }];
 }
 
 def Paddle_SliceOp : Paddle_Op<"slice", [Pure,

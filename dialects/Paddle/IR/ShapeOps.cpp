@@ -120,6 +120,21 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(getType(), out);
 }
 
+bool TransposeOp::movesOnlyUnitDims() {
+  auto type = cast<RankedTensorType>(getX().getType());
+  if (!type.hasStaticShape())
+    return false;
+  int64_t last = -1;
+  for (int64_t p : getPerm()) {
+    if (type.getDimSize(p) == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // SliceOp, ConcatOp, PadOp
 //===----------------------------------------------------------------------===//

@@ -138,6 +138,27 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
         if (auto re = getReassociationIndicesForCollapse(type.getShape(),
                                                          xType.getShape()))
           return tensor::ExpandShapeOp::create(b, loc, type, x, *re);
+      // Any other static reshape merges the dims of x into the runs both
+      // shapes share, then splits those runs: [128, 1, 768] -> [128, 768]
+      // -> [128, 12, 64]. Both steps are views where x's layout allows
+      // (a slice of a wider row, say), where tensor.reshape bufferizes to
+      // a copy into an identity layout.
+      if (auto merged = commonRuns(xType.getShape(), type.getShape())) {
+        auto mergedType = RankedTensorType::get(*merged, type.getElementType());
+        auto collapse = getReassociationIndicesForCollapse(
+            xType.getShape(), mergedType.getShape());
+        auto expand = getReassociationIndicesForCollapse(type.getShape(),
+                                                         mergedType.getShape());
+        if (collapse && expand) {
+          Value view = x;
+          if (xType != mergedType)
+            view = tensor::CollapseShapeOp::create(b, loc, mergedType, x,
+                                                   *collapse);
+          if (mergedType == type)
+            return view;
+          return tensor::ExpandShapeOp::create(b, loc, type, view, *expand);
+        }
+      }
     }
     // Otherwise tensor.reshape with the sizes computed at run time.
     if (type.hasStaticShape()) {
@@ -173,6 +194,29 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
           s == -1 ? arith::DivUIOp::create(b, loc, count, knownV).getResult()
                   : constIndex(b, loc, s));
     return buildReshape(b, loc, x, type, sizes);
+  }
+
+  /// The sizes of the shortest runs of dims of `from` and `to` that have
+  /// equal products, in order: [128, 1, 768] and [128, 12, 64] give
+  /// [128, 768]. None for shapes with no elements.
+  static std::optional<SmallVector<int64_t>> commonRuns(ArrayRef<int64_t> from,
+                                                        ArrayRef<int64_t> to) {
+    if (llvm::is_contained(from, 0) || llvm::is_contained(to, 0))
+      return std::nullopt;
+    SmallVector<int64_t> runs;
+    int64_t pf = 1, pt = 1, done = 1;
+    size_t i = 0, j = 0;
+    while (i < from.size() || j < to.size()) {
+      if (j == to.size() || (i < from.size() && pf <= pt))
+        pf *= from[i++];
+      else
+        pt *= to[j++];
+      if (pf == pt && pf != done) {
+        runs.push_back(pf / done);
+        done = pf;
+      }
+    }
+    return runs;
   }
 
   static Value buildReshape(OpBuilder &b, Location loc, Value x,
@@ -211,22 +255,6 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
   }
 };
 
-/// Whether transposing a static `type` by `perm` keeps the dims other than
-/// those of size 1 in their order: then the result is a reshape.
-static bool movesOnlyUnitDims(RankedTensorType type, ArrayRef<int64_t> perm) {
-  if (!type.hasStaticShape())
-    return false;
-  int64_t last = -1;
-  for (int64_t p : perm) {
-    if (type.getDimSize(p) == 1)
-      continue;
-    if (p < last)
-      return false;
-    last = p;
-  }
-  return true;
-}
-
 struct TransposeLowering : OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -237,7 +265,7 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
     SmallVector<Type> types;
     RankedTensorType type = inferredType(
         inferTranspose(std::nullopt, x.getType(), op.getPerm(), types), types);
-    if (movesOnlyUnitDims(cast<RankedTensorType>(x.getType()), op.getPerm())) {
+    if (op.movesOnlyUnitDims()) {
       // The same elements in the same order: a view, not a copy (BERT's
       // [1, 128, 768] <-> [128, 1, 768] around each attention).
       SmallVector<int64_t> squeezed;

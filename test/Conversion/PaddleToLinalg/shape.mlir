@@ -1,19 +1,23 @@
 // RUN: paddle-opt %s --paddle-convert-paddle-to-linalg --split-input-file | FileCheck %s
 
 // Static reshapes that merge or split neighbouring dims are collapse/expand;
-// others go through tensor.reshape with constant sizes.
+// others merge the runs of dims the two shapes share, then split them, so
+// that both steps stay views of a strided input.
 // CHECK-LABEL: func @reshape_static
-// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[Y:.*]]: tensor<8x1x6xf32>)
 // CHECK: tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
 // CHECK: tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 2, 2] : tensor<2x3x4xf32> into tensor<2x3x2x2xf32>
-// CHECK-NOT: cf.assert
-// CHECK: %[[SHAPE:.*]] = tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xindex>
-// CHECK: tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<2x3x4xf32>, tensor<2xindex>) -> tensor<4x6xf32>
-func.func @reshape_static(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>) {
+// CHECK: %[[ALL:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %[[ALL]] {{\[}}[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+// CHECK: %[[RUNS:.*]] = tensor.collapse_shape %[[Y]] {{\[}}[0], [1, 2]] : tensor<8x1x6xf32> into tensor<8x6xf32>
+// CHECK: tensor.expand_shape %[[RUNS]] {{\[}}[0], [1, 2]] output_shape [8, 2, 3] : tensor<8x6xf32> into tensor<8x2x3xf32>
+// CHECK-NOT: tensor.reshape
+func.func @reshape_static(%x: tensor<2x3x4xf32>, %y: tensor<8x1x6xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>, tensor<8x2x3xf32>) {
   %0 = paddle.reshape %x shape = [-1, 4] : tensor<2x3x4xf32> -> tensor<6x4xf32>
   %1 = paddle.reshape %x shape = [2, 3, 2, 2] : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
   %2 = paddle.reshape %x shape = [4, 6] : tensor<2x3x4xf32> -> tensor<4x6xf32>
-  return %0, %1, %2 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>
+  %3 = paddle.reshape %y shape = [8, 2, 3] : tensor<8x1x6xf32> -> tensor<8x2x3xf32>
+  return %0, %1, %2, %3 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>, tensor<8x2x3xf32>
 }
 
 // -----
