@@ -87,6 +87,9 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
   // forward twice (once for the loss, once inside the gradient's trace),
   // 17 of the 65 matmuls of the benchmark's transformer step.
   pm.addPass(createCSEPass());
+  // Layout and scalar rewrites (attention's head split, its q/k scales)
+  // while the ops still say what they mean.
+  pm.addNestedPass<func::FuncOp>(createSimplifyPass());
   // paddle -> linalg on tensors, cleaned up and fused: the cost model groups
   // the paddle ops (paddle-fuse), and each group becomes fused linalg ops or
   // a tile loop with its ops fused inside (paddle-lower-fusion).

@@ -552,6 +552,50 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def SimplifyPass : Pass<"paddle-simplify", "::mlir::func::FuncOp"> {
+  let summary = "Layout and scalar rewrites on paddle ops before fusion.";
+  let description = [{
+    Rewrites that leave fewer or smaller kernels, with the paddle ops'
+    folders (transpose(transpose) composes, reshape(reshape) merges, small
+    constants fold):
+
+    - `gather(transpose(x), i)` with a constant scalar index `i`, when every
+      user of the transpose is such a gather, becomes
+      `transpose(gather(x, i))` on the matching axis of `x`: the gathers are
+      views of `x` and each transpose moves only its slice;
+    - a transpose that keeps the order of the dims of size other than 1
+      becomes a reshape (a view);
+    - `transpose(reshape(transpose(y)))` where the reshape only adds or
+      drops unit dims becomes `reshape(transpose(y))`, one transpose;
+    - `matmul(a * s, b)` and `matmul(a, b * s)` with a one-element `s`,
+      where `a` is an argument or comes from an op that only moves data
+      (so that the scale is a kernel of its own), become
+      `matmul(a, b) * s`, a matmul epilogue (a oneDNN post-op or a fused
+      loop); after an elementwise op or a matmul the scale is already free
+      in that op's group or epilogue and stays (GELU's 0.5). And
+      `(x * s) * t` with one-element `s` and `t` becomes `x * (s * t)`.
+      Scaling after the products rounds differently from scaling before:
+      the results agree to float rounding, not bit for bit.
+
+    ONNX exports of attention (BERT, GPT-2) pick q, k and v out of the QKV
+    projection with a transpose and three gathers, transpose k twice around
+    a unit-dim reshape, and scale q and k by `1/sqrt(sqrt(d))` each: after
+    this pass q, k and v are views of the projection, each moved by one
+    transpose, and the scores carry one scale.
+
+    ```mlir
+    %t = paddle.transpose %x perm = [1, 0, 2] : tensor<4x3x8xf32> -> tensor<3x4x8xf32>
+    %q = paddle.gather %t, %c0 axis = 0 : tensor<3x4x8xf32>, tensor<i64> -> tensor<4x8xf32>
+    ```
+    becomes
+    ```mlir
+    %g = paddle.gather %x, %c0 axis = 1 : tensor<4x3x8xf32>, tensor<i64> -> tensor<4x8xf32>
+    ```
+    (the remaining transpose moves no dims and folds).
+  }];
+  let dependentDialects = ["::mlir::paddle::PaddleDialect"];
+}
+
 def FusePass : Pass<"paddle-fuse", "::mlir::func::FuncOp"> {
   let summary = "Group paddle ops into fused kernels, decided by the cost model.";
   let description = [{
