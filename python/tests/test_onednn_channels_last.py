@@ -99,10 +99,11 @@ def resnet_blocks_module(rng, c, hw, blocks):
 @pytest.mark.parametrize("c,hw", [(16, 10), (24, 7), (64, 9)])
 def test_resnet_blocks(tmp_path, rng, c, hw):
     """Three basic blocks: every activation but the input and the result
-    is only convs', including the residuals copied into the second conv's
-    output (a copy between two channels-last buffers). With 64 channels
-    every conv may run as Winograd (program flag 2; oneDNN's kernel on
-    AVX-512), whose results must match the reference as well."""
+    is only convs'. The second conv of each block adds its residual as a
+    sum post-op, accumulating into the residual's own channels-last buffer
+    (the first block's into the input reordered there): no copies. With 64
+    channels every conv may run as Winograd (program flag 2; oneDNN's
+    kernel on AVX-512), whose results must match the reference as well."""
     text, ref = resnet_blocks_module(rng, c, hw, blocks=3)
     found, ir = channels_last_buffers(text)
     flags = program_flags(ir)
@@ -110,8 +111,12 @@ def test_resnet_blocks(tmp_path, rng, c, hw):
     assert all(f == (3 if c >= 64 else 1) for f in flags), flags
     # Block 0: h0 and y0; block 1: h1 and y1; block 2: h2 (y2 is the result).
     assert len(found) == 5, (found, ir)
-    copies = re.findall(r"memref\.copy (%\w+), (%\w+)", ir)
-    assert any(a in found and b in found for a, b in copies), copies
+    assert "memref.copy" not in ir, ir
+    # A program is [flags, n, then kind, operand, alpha, beta per post-op].
+    programs = [[int(w) for w in p.split(",")] for p in re.findall(
+        r"@__paddle_onednn_program\w* : memref<\d+xi64> = dense<\[([-\d, ]+)\]>", ir)]
+    sums = [p for p in programs if 12 in p[2::4][:p[1]]]  # PADDLE_ONEDNN_POST_SUM
+    assert len(sums) == 3, programs
     x = uniform(rng, (1, c, hw, hw))
     expected = ref(x)
     for library in ["onednn", "none"]:

@@ -25,6 +25,40 @@ func.func @softmax_rows(%x: tensor<8x128x128xf32>) -> tensor<8x128x128xf32> {
 
 // -----
 
+// The same with a unit batch dim (BERT's [1, 12, 128, 128] scores): unit-dim
+// folding computes the group on [12, 128, 128] and expands the result at
+// the end; the tile loop is still formed, under that expand_shape.
+// CHECK-LABEL: func.func @softmax_rows_unit_dim
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (12, 128) step (1, 32)
+// CHECK: math.exp
+// CHECK: tensor.parallel_insert_slice
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2], [3]] output_shape [1, 12, 128, 128]
+func.func @softmax_rows_unit_dim(%x: tensor<1x12x128x128xf32>) -> tensor<1x12x128x128xf32> {
+  %c = paddle.constant dense<0.125> : tensor<f32>
+  %t = paddle.mul %x, %c : tensor<1x12x128x128xf32>, tensor<f32> -> tensor<1x12x128x128xf32>
+  %p = paddle.softmax %t axis = -1 : tensor<1x12x128x128xf32> -> tensor<1x12x128x128xf32>
+  return %p : tensor<1x12x128x128xf32>
+}
+
+// -----
+
+// CSE gives equal matmuls one zero-filled accumulator; each writes it in
+// place, so each gets its own fill (bufferization would copy the zeros).
+// CHECK-LABEL: func.func @unshared_accumulators
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<16x16xf32>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<16x16xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<16x16xf32>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<16x16xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x16xf32>) outs(%[[F2]]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x16xf32>) outs(%[[F1]]
+func.func @unshared_accumulators(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %m = paddle.matmul %a, %b : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %n = paddle.matmul %m, %b : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return %n : tensor<16x16xf32>
+}
+
+// -----
+
 // layer_norm (+ residual): tiled along rows only (the reductions keep the
 // rows; columns are reduced), 4096 / 768 -> 4 rows of 128 per tile. The
 // maps of the row statistics (the mean, 1 / sqrt(var + eps)) stay generics

@@ -647,8 +647,12 @@ def LowerFusionPass : Pass<"paddle-lower-fusion", "::mlir::func::FuncOp"> {
     then tiled at its last op along the dims that every reduction in it
     keeps (rows), with the rest of the group fused into the tile loop
     (upstream tile-and-fuse, an `scf.forall`): each tile computes its rows'
-    reductions and their consumers while the rows are in cache. Finally the
-    group's body replaces the op.
+    reductions and their consumers while the rows are in cache (also when
+    the group's result comes back through a reshape, as unit-dim folding
+    leaves it). Finally the group's body replaces the op. Outside the
+    groups, a `tensor.empty` or `linalg.fill` that CSE made the init of
+    several ops is cloned for each of them, so each writes its own buffer
+    instead of bufferization copying the shared value.
   }];
   let options = [
     Option<"tileElements", "tile-elements", "int64_t", /*default=*/"4096",

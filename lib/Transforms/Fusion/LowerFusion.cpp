@@ -15,7 +15,9 @@
 // Outside the groups, elementwise fusion runs with a conservative rule: a
 // producer with one use is fused unless its consumer reads it broadcast and
 // it computes more than a copy (paddle-fuse made the cost-based choices);
-// linalg ops on constants (transposed weights) are folded.
+// linalg ops on constants (transposed weights) are folded. Last, inits that
+// CSE shared between ops (a zero-filled accumulator) are cloned per op, so
+// that bufferization writes each in place instead of copying it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -258,6 +260,39 @@ struct FoldConstantPermutation : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
+/// Gives every destination-passing linalg op its own init where CSE made
+/// one `tensor.empty` or `linalg.fill` (the zeros of a matmul's
+/// accumulator) the init of several ops of equal shape. Each such op
+/// writes its init in place, so bufferization would copy the shared value
+/// for all but one of them: BERT's twelve layers shared one zero-filled
+/// [12, 128, 128] accumulator and copied it (786 KB) before each score
+/// matmul. A fill per op writes the zeros instead of copying them.
+void unshareInits(func::FuncOp func) {
+  SmallVector<OpOperand *> shared;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!op.hasPureTensorSemantics())
+      return;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      Operation *def = init.get().getDefiningOp();
+      if (isa_and_nonnull<tensor::EmptyOp, linalg::FillOp>(def) &&
+          !def->hasOneUse())
+        shared.push_back(&init);
+    }
+  });
+  for (OpOperand *init : shared) {
+    Operation *def = init->get().getDefiningOp();
+    if (def->hasOneUse())
+      continue; // the last user keeps the original
+    OpBuilder b(init->getOwner());
+    IRMapping mapping;
+    // A fill's own init is an empty tensor shared the same way.
+    if (auto fill = dyn_cast<linalg::FillOp>(def))
+      if (auto empty = fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+        mapping.map(empty.getResult(), b.clone(*empty)->getResult(0));
+    init->set(b.clone(*def, mapping)->getResult(0));
+  }
+}
+
 struct LowerFusionPass : paddle::impl::LowerFusionPassBase<LowerFusionPass> {
   using Base::Base;
 
@@ -339,8 +374,15 @@ LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
   YieldOp yield = fusion.getYield();
   if (yield.getNumOperands() != 1)
     return success();
-  auto root = yield.getOperand(0).getDefiningOp<linalg::LinalgOp>();
-  if (!root)
+  // The last op may come back through a reshape: unit-dim folding leaves
+  // [1, 12, 128, 128] softmaxes and [1, 128, 768] layer norms computed on
+  // the collapsed shape and expanded at the end.
+  Value last = yield.getOperand(0);
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      last.getDefiningOp()))
+    last = last.getDefiningOp()->getOperand(0);
+  auto root = last.getDefiningOp<linalg::LinalgOp>();
+  if (!root || root->getBlock() != &body)
     return success();
   SmallVector<int64_t> sizes = chooseTileSizes(root, body, tileElements);
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
@@ -421,4 +463,5 @@ void LowerFusionPass::runOnOperation() {
   linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
   if (failed(applyPatternsGreedily(func, std::move(patterns))))
     return signalPassFailure();
+  unshareInits(func);
 }
