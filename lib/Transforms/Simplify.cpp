@@ -211,7 +211,8 @@ bool scaleIsOwnKernel(Value x) {
 }
 
 /// matmul(a * s, b) = matmul(a, b) * s for a one-element s (either
-/// operand) where scaling a is a kernel of its own (scaleIsOwnKernel): the
+/// operand) where scaling a is a kernel of its own (scaleIsOwnKernel) that
+/// only the matmul reads: the
 /// scale becomes an epilogue of the matmul (a oneDNN post-op or a fused
 /// loop). Attention exports scale q and k by 1/sqrt(sqrt(d)) each; with
 /// the rule below the two become one 1/sqrt(d).
@@ -227,7 +228,9 @@ struct ScaleOutOfMatmul : OpRewritePattern<MatmulOp> {
       auto scaled =
           matchScale(operand.getDefiningOp<MulOp>(),
                      cast<RankedTensorType>(operand.getType()).getRank());
-      if (!scaled || !scaleIsOwnKernel(scaled->first) ||
+      // With other users the scaling kernel stays, and the scale after the
+      // matmul would be extra work.
+      if (!scaled || !operand.hasOneUse() || !scaleIsOwnKernel(scaled->first) ||
           getElementTypeOrSelf(scaled->second.getType()) !=
               type.getElementType() ||
           !isScalar(scaled->second, type.getRank()))

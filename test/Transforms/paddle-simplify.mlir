@@ -135,7 +135,8 @@ func.func @scale_out_of_matmul(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>) -> 
 
 // Not for a factor with more than one element, nor one whose broadcast
 // adds dims to the result, nor after an elementwise op (GELU's 0.5: the
-// scale is free in the GELU's kernel or oneDNN post-op).
+// scale is free in the GELU's kernel or oneDNN post-op), nor for a scaled
+// operand that something else reads too (the scaling stays anyway).
 // CHECK-LABEL: func @scale_out_of_matmul_no
 // CHECK: %[[A:.*]] = paddle.mul
 // CHECK: paddle.matmul %[[A]]
@@ -144,7 +145,10 @@ func.func @scale_out_of_matmul(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>) -> 
 // CHECK: paddle.erf
 // CHECK: %[[G:.*]] = paddle.mul
 // CHECK: paddle.matmul %[[G]]
-func.func @scale_out_of_matmul_no(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: tensor<1x1x1xf32>) -> (tensor<8x8xf32>, tensor<1x8x8xf32>, tensor<8x8xf32>) {
+// CHECK: %[[T:.*]] = paddle.mul %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<f32>
+// CHECK: %[[P:.*]] = paddle.matmul %{{.*}}, %[[T]]
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %[[P]], %[[T]]
+func.func @scale_out_of_matmul_no(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: tensor<1x1x1xf32>) -> (tensor<8x8xf32>, tensor<1x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) {
   %s = paddle.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   %as = paddle.mul %a, %s : tensor<8x4xf32>, tensor<4xf32> -> tensor<8x4xf32>
   %m = paddle.matmul %as, %b : tensor<8x4xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
@@ -154,5 +158,8 @@ func.func @scale_out_of_matmul_no(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: 
   %e = paddle.erf %a : tensor<8x4xf32> -> tensor<8x4xf32>
   %g = paddle.mul %e, %half : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
   %o = paddle.matmul %g, %b : tensor<8x4xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
-  return %m, %n, %o : tensor<8x8xf32>, tensor<1x8x8xf32>, tensor<8x8xf32>
+  %bt = paddle.transpose %b perm = [0, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  %bs = paddle.mul %bt, %half : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %p = paddle.matmul %a, %bs : tensor<8x4xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
+  return %m, %n, %o, %p, %bs : tensor<8x8xf32>, tensor<1x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>
 }

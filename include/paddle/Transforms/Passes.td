@@ -569,7 +569,8 @@ def SimplifyPass : Pass<"paddle-simplify", "::mlir::func::FuncOp"> {
       drops unit dims becomes `reshape(transpose(y))`, one transpose;
     - `matmul(a * s, b)` and `matmul(a, b * s)` with a one-element `s`,
       where `a` is an argument or comes from an op that only moves data
-      (so that the scale is a kernel of its own), become
+      (so that the scale is a kernel of its own) and `a * s` has no other
+      user, become
       `matmul(a, b) * s`, a matmul epilogue (a oneDNN post-op or a fused
       loop); after an elementwise op or a matmul the scale is already free
       in that op's group or epilogue and stays (GELU's 0.5). And
