@@ -266,17 +266,11 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
     RankedTensorType type = inferredType(
         inferTranspose(std::nullopt, x.getType(), op.getPerm(), types), types);
     if (op.movesOnlyUnitDims()) {
-      // The same elements in the same order: a view, not a copy (BERT's
-      // [1, 128, 768] <-> [128, 1, 768] around each attention).
-      SmallVector<int64_t> squeezed;
-      for (int64_t d : cast<RankedTensorType>(x.getType()).getShape())
-        if (d != 1)
-          squeezed.push_back(d);
-      auto squeezedType =
-          RankedTensorType::get(squeezed, type.getElementType());
-      Value view = ReshapeLowering::build(rewriter, loc, x, squeezedType,
-                                          squeezedType.getShape());
-      view = ReshapeLowering::build(rewriter, loc, view, type, type.getShape());
+      // The same elements in the same order: a reshape, which is a view,
+      // not a copy (BERT's [1, 128, 768] <-> [128, 1, 768] around each
+      // attention).
+      Value view =
+          ReshapeLowering::build(rewriter, loc, x, type, type.getShape());
       rewriter.replaceOp(op, castTo(rewriter, loc, view, op.getType()));
       return success();
     }
