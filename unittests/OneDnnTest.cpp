@@ -945,6 +945,54 @@ TEST(OneDnn, MatmulsWithRunTimeWeightsTimeOneDnnsImplementations) {
   paddle_onednn_set_timed_choice(1);
 }
 
+TEST(OneDnn, MatmulsWithConstantWeightsTimeOneDnnsImplementations) {
+  // c = a * b + bias with b constant: oneDNN offers brg (blocked weights)
+  // and gemm:jit (plain) kernels for it on x86, and with timed choice both
+  // are timed on zeros in their own weight layout when the primitive is
+  // created. The winner's layout is the one the weights are reordered into
+  // (once), and every call, the first included, gets the product.
+  const int64_t M = 48, K = 160, N = 96;
+  std::vector<float> a(M * K), b(K * N), c(M * N), bias(N);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = std::cos(0.11 * i) / 4;
+  for (int64_t n = 0; n < N; ++n)
+    bias[n] = 0.1f * (n % 7) - 0.3f;
+  Memref ma(a.data(), {M, K}, {K, 1}), mb(b.data(), {K, N}, {N, 1}),
+      mc(c.data(), {M, N}, {N, 1});
+  paddle_onednn_set_timed_choice(1);
+  Extras e;
+  e.program[0] = PADDLE_ONEDNN_FLAG_CONSTANT_WEIGHTS;
+  e.operands.emplace_back(bias.data(), std::vector<int64_t>{N},
+                          std::vector<int64_t>{1});
+  e.post(PADDLE_ONEDNN_POST_BIAS, 0);
+  int64_t candidatesBefore = paddle_onednn_timed_candidates();
+  int64_t reordersBefore = paddle_onednn_weight_reorders();
+  e.bind(&mc.unranked);
+  int64_t map = pack({0, 1});
+  for (int call = 0; call < 3; ++call) {
+    std::fill(c.begin(), c.end(), 0.0f);
+    // The same call site each time: its state word keeps the reordered
+    // weights.
+    _mlir_ciface_paddle_onednn_matmul(&ma.unranked, &mb.unranked, &mc.unranked,
+                                      e.slots[0], e.slots[1], e.slots[2],
+                                      e.slots[3], &e.stateRef.unranked,
+                                      &e.programRef.unranked, map, map, map, 0);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double y = bias[n];
+        for (int64_t k = 0; k < K; ++k)
+          y += double(a[m * K + k]) * b[k * N + n];
+        ASSERT_NEAR(c[m * N + n], y, 1e-4)
+            << "call " << call << " at " << m << "," << n;
+      }
+  }
+  if (__builtin_cpu_supports("avx512f"))
+    EXPECT_GE(paddle_onednn_timed_candidates() - candidatesBefore, 2);
+  EXPECT_LE(paddle_onednn_weight_reorders() - reordersBefore, 1);
+}
+
 TEST(OneDnn, ConstantWeightsAreReorderedOncePerCallSite) {
   ConvCase t;
   Extras e;

@@ -1327,17 +1327,16 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
         prog, accumulate, operands.ops, n, [&](int arg, float *data) {
           given.insert({arg, memory(channelDesc(channelDims), engine, data)});
         });
-    // Constant weights keep oneDNN's pick: in the layout it prefers
-    // (blocked, or rows padded against 4K aliasing) its kernels ran
-    // GPT-2's and BERT's products at 90-98% of the peak, and timing them
-    // made GPT-2's first call 5x slower for nothing. For a run-time B the
-    // activations' layouts are the caller's, which every implementation
-    // takes. Runs of up to 10 ms are timed (the skinny products of a
-    // transformer layer take 2-8 on the Zen 4 VM, a 1024^3 one 20): the
-    // first call pays about eight runs for it. Converted inputs keep the
-    // first pick too.
+    // Every implementation is timed on the layouts it takes: constant
+    // weights in the one it prefers (zeros for the timing), activations in
+    // the caller's. On the Xeon VM `gemm:jit` ran BERT's 128x3072x768 and
+    // 128x768x768 products 10-15% faster than the blocked `brg` oneDNN
+    // lists first (docs/onednn.md, "Timed choice"). Runs of up to 10 ms
+    // are timed (the skinny products of a transformer layer take 1-8, a
+    // 1024^3 one 15-20): the first call pays about eight runs per distinct
+    // problem. Converted (bf16) inputs keep the first pick.
     Candidate chosen =
-        cacheWeights || e.convertA
+        e.convertA
             ? candidateOf<dnnl::matmul>(pd)
             : chooseImplementation<dnnl::matmul, MatmulPd>(
                   pd,
