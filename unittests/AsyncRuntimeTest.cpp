@@ -244,15 +244,20 @@ TEST_P(AsyncRuntime, NestedWaitsOnWorkersDoNotDeadlock) {
 }
 
 TEST_P(AsyncRuntime, ExecuteRunsInlineOnlyWithOneThread) {
-  std::thread::id ranOn;
+  // With more threads the task is queued: a worker runs it, or the caller
+  // once it awaits the token, never execute() itself.
+  std::atomic<bool> inExecute{true};
+  bool ranInline = false;
+  std::thread::id caller = std::this_thread::get_id();
   paddle_async_token_t *token = paddle_async_create_token();
   execute([&] {
-    ranOn = std::this_thread::get_id();
+    ranInline = std::this_thread::get_id() == caller && inExecute.load();
     paddle_async_emplace_token(token);
   });
+  inExecute = false;
   paddle_async_await_token(token);
   paddle_async_drop_ref(token, 1);
-  EXPECT_EQ(ranOn == std::this_thread::get_id(), GetParam() == 1);
+  EXPECT_EQ(ranInline, GetParam() == 1);
   EXPECT_EQ(paddle_async_num_worker_threads(), GetParam());
 }
 
@@ -276,6 +281,39 @@ INSTANTIATE_TEST_SUITE_P(Threads, AsyncRuntime, ::testing::Values(1, 2, 4),
                          [](const auto &info) {
                            return std::to_string(info.param);
                          });
+
+TEST(Threads, AwaitingCallerRunsQueuedTasks) {
+  // Two threads: the caller and one worker. With the worker held by a task,
+  // the caller awaiting a second task's token runs that task itself instead
+  // of sleeping until the worker is free.
+  setThreads(2);
+  std::atomic<bool> release{false}, holding{false};
+  paddle_async_token_t *held = paddle_async_create_token();
+  execute([&] {
+    holding = true;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!release && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    paddle_async_emplace_token(held);
+  });
+  while (!holding)
+    std::this_thread::yield();
+  std::thread::id ranOn;
+  paddle_async_token_t *token = paddle_async_create_token();
+  execute([&] {
+    ranOn = std::this_thread::get_id();
+    paddle_async_emplace_token(token);
+  });
+  paddle_async_await_token(token);
+  EXPECT_FALSE(release.load());
+  EXPECT_EQ(ranOn, std::this_thread::get_id());
+  release = true;
+  paddle_async_await_token(held);
+  paddle_async_drop_ref(token, 1);
+  paddle_async_drop_ref(held, 1);
+  paddle_async_wait_idle();
+  setThreads(1);
+}
 
 TEST(Threads, SetAndGet) {
   setThreads(3);

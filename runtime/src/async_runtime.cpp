@@ -59,6 +59,8 @@ struct RefCounted {
 
 enum class State { Unavailable, Available, Error };
 
+std::shared_ptr<ThreadPool> sharedPool();
+
 /// Waits until `ready()` holds under `lock`. A pool worker keeps running
 /// queued tasks meanwhile: if it slept, the task it waits for could sit in
 /// the queue behind other waiting workers forever (nested parallel loops).
@@ -71,6 +73,11 @@ void waitUntil(std::unique_lock<std::mutex> &lock, std::condition_variable &cv,
       return;
     // The state the predicates read is atomic: poll without the lock.
     lock.unlock();
+    // The caller of a parallel loop runs queued blocks as well, rather than
+    // leave them all to workers that may first have to be woken up.
+    if (std::shared_ptr<ThreadPool> shared = sharedPool())
+      while (!ready() && shared->runOneTask()) {
+      }
     paddle_runtime::spinUntil(ready);
     lock.lock();
     cv.wait(lock, ready);
@@ -114,16 +121,26 @@ int32_t numThreadsLocked() {
   return numThreads;
 }
 
+/// The pool, if one was started.
+std::shared_ptr<ThreadPool> sharedPool() {
+  std::lock_guard<std::mutex> lock(configMutex);
+  return pool;
+}
+
 /// Runs `task` on the pool, or on this thread when there is one thread.
 void run(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(configMutex);
     int32_t n = numThreadsLocked();
     if (n > 1) {
-      // The calling thread runs its share of every parallel loop and then
-      // waits, so n threads of work need n workers.
+      // The calling thread runs the first block of every parallel loop,
+      // then queued blocks while it waits (waitUntil): n threads of work
+      // need n - 1 workers. With n workers, on 2 cores, the third thread
+      // shared a core with a block after every oneDNN call, whose OpenMP
+      // workers spin a while before they sleep (docs/architecture.md,
+      // "Threads").
       if (!pool)
-        pool = std::make_shared<ThreadPool>(n);
+        pool = std::make_shared<ThreadPool>(n - 1);
       pool->submit(std::move(task));
       return;
     }
@@ -376,7 +393,7 @@ extern "C" paddle_status_t paddle_set_num_threads(int32_t n) {
   {
     std::lock_guard<std::mutex> lock(configMutex);
     numThreads = n;
-    if (pool && pool->numWorkers() != n)
+    if (pool && pool->numWorkers() != n - 1)
       old = std::move(pool);
   }
   // Outside the lock: the old pool finishes its queued tasks, which may

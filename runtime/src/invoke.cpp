@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle_runtime/runtime.h"
+#include "thread_pool.h"
 #include "workspace.h"
 
 #include <algorithm>
@@ -139,7 +140,9 @@ paddle_status_t callGuarded(paddle_packed_fn_t fn, void **args,
 
 extern "C" void paddle_runtime_fail(paddle_status_code_t code,
                                     const char *message) {
-  if (!activeCall) {
+  // A pool task (on a worker, or on a caller waiting for its loop) cannot
+  // unwind to a paddle_invoke: the pool would lose track of it.
+  if (!activeCall || paddle_runtime::ThreadPool::current()) {
     fprintf(stderr, "paddle runtime error: %s\n", message);
     abort();
   }

@@ -74,7 +74,13 @@ bool ThreadPool::runOneTask() {
     queue.pop_front();
     --queued;
   }
+  // A thread that is not a worker (a caller waiting for its loop) counts as
+  // one while it runs the task: the task may not reconfigure or wait for
+  // the pool, and a run-time failure in it aborts (invoke.cpp).
+  ThreadPool *outer = currentPool;
+  currentPool = this;
   task();
+  currentPool = outer;
   task = nullptr;
   finished();
   return true;

@@ -53,7 +53,9 @@ public:
 
   /// Runs one queued task on the calling thread if there is one; returns
   /// whether it did. A worker that must wait for other tasks calls this so
-  /// that nested waits cannot leave every worker blocked on queued work.
+  /// that nested waits cannot leave every worker blocked on queued work,
+  /// and so does a caller waiting for its loop's blocks. While the task
+  /// runs, current() is this pool on any thread.
   bool runOneTask();
 
   /// Waits until every submitted task has returned (including tasks those
