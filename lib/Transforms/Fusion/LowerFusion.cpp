@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -84,6 +85,31 @@ bool recomputesNothing(OpOperand *operand) {
     return false;
   AffineMap map = consumer.getMatchingIndexingMap(operand);
   return map.isPermutation() || isCopy(producer);
+}
+
+/// Whether `op` evaluates a transcendental function (exp, log, tanh, erf,
+/// ...) per element: tens of instructions, against one for arithmetic.
+bool computesTranscendental(Operation *op) {
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    found |= inner->getDialect() &&
+             inner->getDialect()->getNamespace() == "math" &&
+             !isa<math::AbsFOp, math::CopySignOp, math::FmaOp, math::SqrtOp,
+                  math::RsqrtOp>(inner);
+  });
+  return found;
+}
+
+/// The elementwise fusion used inside a group: what recomputes nothing,
+/// except that a producer evaluating a transcendental function for several
+/// consumers stays one op. Softmax's exp(x - max) is read by the row sum
+/// and by the normalisation; fused into both it was computed twice per
+/// element. Tiled, the row tile computes it once and both read it from
+/// cache (CSE merges the clones tile-and-fuse makes for each reader).
+bool fuseInsideGroups(OpOperand *operand) {
+  Operation *producer = operand->get().getDefiningOp();
+  return recomputesNothing(operand) &&
+         (producer->hasOneUse() || !computesTranscendental(producer));
 }
 
 /// The elementwise fusion used outside the groups: single-use producers,
@@ -333,7 +359,7 @@ LogicalResult LowerFusionPass::simplify(FusionOp fusion) {
   }
   RewritePatternSet fusionPatterns(ctx);
   linalg::populateElementwiseOpsFusionPatterns(fusionPatterns,
-                                               recomputesNothing);
+                                               fuseInsideGroups);
   addCleanups(fusionPatterns);
   if (failed(
           applyPatternsGreedily(fusion.getBody(), std::move(fusionPatterns))))
@@ -355,6 +381,65 @@ LogicalResult LowerFusionPass::simplify(FusionOp fusion) {
       });
   addCleanups(collapse);
   return applyPatternsGreedily(fusion.getBody(), std::move(collapse));
+}
+
+/// In the row tile `loop`, lets an elementwise producer of the tile's last
+/// op (softmax's exp(x - max), read by the row sum and the normalisation)
+/// write the tile's output, and the last op update it in place, instead of
+/// filling a buffer of its own per tile (a heap allocation each: 16 KiB for
+/// 32 rows of 128). Only where the last op does not read its own init,
+/// reads the producer as it writes its output, and every other reader of
+/// the producer comes before it.
+static void shareOutputTile(scf::ForallOp loop, RewriterBase &rewriter) {
+  Block *body = loop.getBody();
+  for (Operation &yielding : loop.getTerminator().getYieldingOps()) {
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(&yielding);
+    auto root = insert ? insert.getSource().getDefiningOp<linalg::GenericOp>()
+                       : linalg::GenericOp();
+    if (!root || root->getBlock() != body || root.getNumDpsInits() != 1)
+      continue;
+    OpOperand *init = root.getDpsInitOperand(0);
+    if (root.payloadUsesValueFromOperand(init))
+      continue;
+    AffineMap initMap = root.getMatchingIndexingMap(init);
+    for (OpOperand *input : root.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->getBlock() != body ||
+          producer.getNumDpsInits() != 1 ||
+          root.getMatchingIndexingMap(input) != initMap ||
+          input->get().getType() != init->get().getType())
+        continue;
+      OpOperand *producerInit = producer.getDpsInitOperand(0);
+      if (producer.payloadUsesValueFromOperand(producerInit) ||
+          !producer.getMatchingIndexingMap(producerInit).isIdentity() ||
+          !initMap.isIdentity())
+        continue;
+      if (!llvm::all_of(producer->getUsers(), [&](Operation *user) {
+            return user == root.getOperation() ||
+                   (user->getBlock() == body && user->isBeforeInBlock(root));
+          }))
+        continue;
+      // The producer comes first: the output tile (a tensor.empty, or a
+      // slice of the loop's shared output) moves before it.
+      Value output = init->get();
+      if (Operation *def = output.getDefiningOp();
+          def && def->getBlock() == body && !def->isBeforeInBlock(producer)) {
+        bool movable = isa<tensor::EmptyOp, tensor::ExtractSliceOp>(def) &&
+                       llvm::all_of(def->getOperands(), [&](Value v) {
+                         Operation *d = v.getDefiningOp();
+                         return !d || d->getBlock() != body ||
+                                d->isBeforeInBlock(producer);
+                       });
+        if (!movable)
+          continue;
+        rewriter.moveOpBefore(def, producer);
+      }
+      rewriter.modifyOpInPlace(producer, [&] { producerInit->set(output); });
+      rewriter.modifyOpInPlace(root,
+                               [&] { init->set(producer->getResult(0)); });
+      break;
+    }
+  }
 }
 
 LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
@@ -464,4 +549,11 @@ void LowerFusionPass::runOnOperation() {
   if (failed(applyPatternsGreedily(func, std::move(patterns))))
     return signalPassFailure();
   unshareInits(func);
+  // After the patterns above: elementwise fusion's cleanups give an op
+  // whose payload does not read its init a tensor.empty again.
+  IRRewriter rewriter(&getContext());
+  func.walk([&](scf::ForallOp loop) {
+    if (loop->hasAttr(kMinTaskSizeAttr))
+      shareOutputTile(loop, rewriter);
+  });
 }
