@@ -4,13 +4,15 @@
 // linalg on tensors. Elementwise chains already collapse into one
 // linalg.generic by upstream elementwise fusion (the isolated region keeps it
 // inside the group), except where that would recompute a value for every
-// element that reads it broadcast (recomputesNothing). What is left to fuse is
-// a reduction with its producers and consumers: softmax is max, sum-of-exp and
-// a normalising generic; layer norm is two sums and a normalising generic.
-// Those are tiled at the group's last op along the dims every reduction keeps
-// (rows) and the rest of the group is fused into that tile loop, so each tile's
-// rows are reduced and normalised while in cache. The group's body then
-// replaces the op.
+// element that reads it broadcast (recomputesNothing), or evaluate a
+// transcendental function once per reader (fuseInsideGroups). What is left
+// to fuse is a reduction with its producers and consumers: softmax is max,
+// exp, sum and a normalising generic; layer norm is two sums and a
+// normalising generic. Those are tiled at the group's last op along the dims
+// every reduction keeps (rows) and the rest of the group is fused into that
+// tile loop, so each tile's rows are reduced and normalised while in cache
+// (softmax's exp is written into the output tile and normalised in place:
+// shareOutputTile). The group's body then replaces the op.
 //
 // Outside the groups, elementwise fusion runs with a conservative rule: a
 // producer with one use is fused unless its consumer reads it broadcast and
