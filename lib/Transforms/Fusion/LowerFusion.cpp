@@ -94,10 +94,15 @@ bool recomputesNothing(OpOperand *operand) {
 bool computesTranscendental(Operation *op) {
   bool found = false;
   op->walk([&](Operation *inner) {
+    // The math ops that are one or a few instructions are left out.
     found |= inner->getDialect() &&
              inner->getDialect()->getNamespace() == "math" &&
-             !isa<math::AbsFOp, math::CopySignOp, math::FmaOp, math::SqrtOp,
-                  math::RsqrtOp>(inner);
+             !isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::ClampFOp,
+                  math::CopySignOp, math::CountLeadingZerosOp,
+                  math::CountTrailingZerosOp, math::CtPopOp, math::FloorOp,
+                  math::FmaOp, math::IsFiniteOp, math::IsInfOp, math::IsNaNOp,
+                  math::IsNormalOp, math::RoundEvenOp, math::RoundOp,
+                  math::RsqrtOp, math::SqrtOp, math::TruncOp>(inner);
   });
   return found;
 }
