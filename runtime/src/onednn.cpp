@@ -1334,7 +1334,8 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     // lists first (docs/onednn.md, "Timed choice"). Runs of up to 10 ms
     // are timed (the skinny products of a transformer layer take 1-8, a
     // 1024^3 one 15-20): the first call pays about eight runs per distinct
-    // problem. Converted (bf16) inputs keep the first pick.
+    // problem. An f32 input converted to bf16 for the call keeps the first
+    // pick (bf16 inputs are timed too).
     Candidate chosen =
         e.convertA
             ? candidateOf<dnnl::matmul>(pd)
