@@ -95,8 +95,7 @@ bool computesTranscendental(Operation *op) {
   bool found = false;
   op->walk([&](Operation *inner) {
     // The math ops that are one or a few instructions are left out.
-    found |= inner->getDialect() &&
-             inner->getDialect()->getNamespace() == "math" &&
+    found |= isa_and_nonnull<math::MathDialect>(inner->getDialect()) &&
              !isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::ClampFOp,
                   math::CopySignOp, math::CountLeadingZerosOp,
                   math::CountTrailingZerosOp, math::CtPopOp, math::FloorOp,
@@ -406,20 +405,19 @@ static void shareOutputTile(scf::ForallOp loop, RewriterBase &rewriter) {
     if (!root || root->getBlock() != body || root.getNumDpsInits() != 1)
       continue;
     OpOperand *init = root.getDpsInitOperand(0);
-    if (root.payloadUsesValueFromOperand(init))
+    if (root.payloadUsesValueFromOperand(init) ||
+        !root.getMatchingIndexingMap(init).isIdentity())
       continue;
-    AffineMap initMap = root.getMatchingIndexingMap(init);
     for (OpOperand *input : root.getDpsInputOperands()) {
       auto producer = input->get().getDefiningOp<linalg::GenericOp>();
       if (!producer || producer->getBlock() != body ||
           producer.getNumDpsInits() != 1 ||
-          root.getMatchingIndexingMap(input) != initMap ||
+          !root.getMatchingIndexingMap(input).isIdentity() ||
           input->get().getType() != init->get().getType())
         continue;
       OpOperand *producerInit = producer.getDpsInitOperand(0);
       if (producer.payloadUsesValueFromOperand(producerInit) ||
-          !producer.getMatchingIndexingMap(producerInit).isIdentity() ||
-          !initMap.isIdentity())
+          !producer.getMatchingIndexingMap(producerInit).isIdentity())
         continue;
       if (!llvm::all_of(producer->getUsers(), [&](Operation *user) {
             return user == root.getOperation() ||
@@ -557,7 +555,8 @@ void LowerFusionPass::runOnOperation() {
     return signalPassFailure();
   unshareInits(func);
   // After the patterns above: elementwise fusion's cleanups give an op
-  // whose payload does not read its init a tensor.empty again.
+  // whose payload does not read its init a tensor.empty again. The row
+  // tile loops are the ones tileAndFuse marked with a minimum task size.
   IRRewriter rewriter(&getContext());
   func.walk([&](scf::ForallOp loop) {
     if (loop->hasAttr(kMinTaskSizeAttr))
