@@ -24,6 +24,7 @@ import os
 import platform
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -81,8 +82,11 @@ def _err(e):
     return f"error: {type(e).__name__}: {first[:60]}"
 
 
-def bench_workload(wl, peers, args, work_dir, threads_list):
-    """Returns {"rows": [per thread count], "compile": {...}, "check": {...}}."""
+def bench_workload(wl, peers, args, work_dir, threads_list, sampler=None):
+    """Returns {"rows": [per thread count], "compile": {...}, "check": {...}}.
+    With a peak.Sampler, a GEMM's timed calls each follow a ~30 ms sample of
+    the FMA peak (after the pause, before the untimed call), kept with the
+    call for percent_of_peak."""
     log(f"== {wl.name}")
     onnx_path = None
     if wl.kind == "train":
@@ -120,7 +124,8 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
     rows, check = [], {}
     for n in threads_list:
         cells = {p.name: failed.get(p.name) for p in active}
-        live, reps, samples, ref = [], {}, {}, None
+        live, reps, samples, peaks, ref = [], {}, {}, {}, None
+        per_call_peak = sampler is not None and wl.kind == "gemm"
         for p in active:
             if p.name in failed:
                 continue
@@ -138,7 +143,8 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
                     first[p.name] = dt
                 if p.name == "torch eager":
                     ref = out
-                samples[p.name], reps[p.name] = [], common.reps_within(args.budget, dt, args.reps)
+                samples[p.name], peaks[p.name] = [], []
+                reps[p.name] = common.reps_within(args.budget, dt, args.reps)
                 live.append(p)
                 p._warm_out = out
             except Exception as e:
@@ -163,17 +169,21 @@ def bench_workload(wl, peers, args, work_dir, threads_list):
                         # The previous peer's threads stop spinning; this
                         # one's wake up in the untimed call.
                         time.sleep(args.gap)
+                    pk = sampler.sample(n) if per_call_peak else None
+                    if args.gap > 0:
                         dt, _ = common.run_after_untimed(p)
                     else:
                         dt, _ = p.run()
                     samples[name].append(dt)
+                    peaks[name].append(pk)
                 except Exception as e:
                     cells[name] = _err(e)
                     if isinstance(e, common.Timeout):
                         failed[name] = str(e)
         for p in live:
             if not isinstance(cells.get(p.name), str):
-                cells[p.name] = common.summarize(samples[p.name])
+                cells[p.name] = common.summarize(samples[p.name],
+                                                 peaks[p.name] if per_call_peak else None)
         rows.append({"workload": wl.name, "threads": n, "cells": cells,
                      "load": round(os.getloadavg()[0], 2)})
         log("  threads %d: %s" % (n, ", ".join(
@@ -210,10 +220,17 @@ def environment(peaks):
 
 
 def gemm_table(results, peaks, wls):
+    """GFLOP/s of ours and the best peer, as % of the peak measured at the
+    start of the run and (median over the calls) of the peak sampled next
+    to each call; ours over torch's oneDNN matmul."""
     flops = {w.name: w.flops for w in wls if w.kind == "gemm"}
-    lines = ["| GEMM | threads | ours GFLOP/s | ours % of peak | best peer | best peer GFLOP/s "
-             "| best peer % of peak | ours / oneDNN |",
-             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
+    lines = ["| GEMM | threads | ours GFLOP/s | ours % of run peak | ours % of call peak "
+             "| best peer | best peer GFLOP/s | best peer % of run peak "
+             "| best peer % of call peak | ours / oneDNN |",
+             "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+
+    def pct(x):
+        return "-" if x is None else f"{x:.0f}%"
     for res in results:
         for row in res["rows"]:
             if row["workload"] not in flops:
@@ -230,9 +247,11 @@ def gemm_table(results, peaks, wls):
             lines.append(
                 f"| {row['workload']} | {row['threads']} | "
                 f"{'-' if og is None else f'{og:.1f}'} | "
-                f"{'-' if og is None else f'{100 * og / (pk / 1e9):.0f}%'} | {name or '-'} | "
+                f"{pct(None if og is None else 100 * og / (pk / 1e9))} | "
+                f"{pct(common.percent_of_peak(ours, f))} | {name or '-'} | "
                 f"{'-' if bg is None else f'{bg:.1f}'} | "
-                f"{'-' if bg is None else f'{100 * bg / (pk / 1e9):.0f}%'} | {vs} |")
+                f"{pct(None if bg is None else 100 * bg / (pk / 1e9))} | "
+                f"{pct(common.percent_of_peak(cells.get(name), f))} | {vs} |")
     return "\n".join(lines)
 
 
@@ -278,7 +297,12 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
             "kernels there.", "",
             common.compile_table([r["compile"] for r in results], cpeers), ""]
     if any(w.kind == "gemm" for w in wls):
-        out += ["GEMM throughput against the measured peak of the same thread count:", "",
+        out += ["GEMM throughput against the fp32 peak of the same thread count: *run peak* "
+                "is the one measured at the start of the run; *call peak* is the median over "
+                "the timed calls of each call's throughput over the FMA peak sampled (best of "
+                "3 bursts of ~10 ms) just before it, after the pause. This VM's clock moves "
+                "from one second to the next, so the call peak is the one that tells how "
+                "much of the core a kernel uses.", "",
                 gemm_table(results, env["peaks"], wls), ""]
     if png_rel:
         out += [f"![ours and peers, time relative to the fastest]({png_rel})", ""]
@@ -379,10 +403,15 @@ def main(argv=None):
         log("peak: " + ", ".join(f"{n}: {v[0] / 1e9:.1f} GFLOP/s" for n, v in peaks.items()))
         env = environment(peaks)
         peers = make_peers(args, work_dir)
+        try:
+            sampler = peak.Sampler(work_dir)
+        except (OSError, subprocess.CalledProcessError) as e:
+            sampler = None
+            log(f"no per-call peak samples: {e}")
         results = []
         t0 = time.time()
         for wl in wls:
-            results.append(bench_workload(wl, peers, args, work_dir, threads))
+            results.append(bench_workload(wl, peers, args, work_dir, threads, sampler))
             (work_dir / "results.json").write_text(json.dumps(
                 {"env": env, "results": results}, indent=1, default=str))
         env["end_loadavg"] = os.getloadavg()
@@ -397,7 +426,7 @@ def main(argv=None):
     print(md)
     shutil.rmtree(inductor_cache, ignore_errors=True)
     if docs:
-        docs.write_text(common.replace_section(docs.read_text(), md))
+        docs.write_text(common.replace_section(docs.read_text() if docs.exists() else "", md))
         log(f"wrote {docs} and {png}")
     log(f"total {env['seconds']:.0f} s")
     return 0

@@ -30,14 +30,30 @@ def round_robin(names, rep):
     return names[k:] + names[:k]
 
 
-def summarize(times):
+def summarize(times, peaks=None):
     """Seconds -> {"median_ms", "min_ms", "n", "samples_ms"} (the samples in
-    the order taken, for ratio_interval); None for no samples."""
+    the order taken, for ratio_interval), and "peaks" when given: the FLOP/s
+    peak sampled next to each call (percent_of_peak); None for no samples."""
     if not times:
         return None
     ms = [t * 1e3 for t in times]
-    return {"median_ms": statistics.median(ms), "min_ms": min(ms), "n": len(ms),
-            "samples_ms": ms}
+    out = {"median_ms": statistics.median(ms), "min_ms": min(ms), "n": len(ms),
+           "samples_ms": ms}
+    if peaks is not None:
+        if len(peaks) != len(times):
+            raise ValueError(f"summarize: {len(peaks)} peaks for {len(times)} samples")
+        out["peaks"] = list(peaks)
+    return out
+
+
+def percent_of_peak(cell, flops):
+    """The median over a cell's calls of each call's FLOP/s as a percentage
+    of the peak sampled next to it: a change of the machine's clock between
+    calls moves both and cancels. None when the cell has no per-call peaks."""
+    if not isinstance(cell, dict) or "peaks" not in cell:
+        return None
+    return statistics.median(100.0 * flops / (ms / 1e3) / pk
+                             for ms, pk in zip(cell["samples_ms"], cell["peaks"]))
 
 
 def ratio_interval(ours_ms, best_ms, resamples=2000, level=0.95, seed=0):

@@ -30,6 +30,19 @@ def test_summarize_median_min_in_ms():
     assert common.summarize([]) is None
 
 
+def test_percent_of_peak_pairs_each_call_with_its_own_peak():
+    # 1 GFLOP calls: 10 ms at a 125 GFLOP/s peak is 80%; 20 ms at 62.5
+    # (the machine at half speed) is 80% too.
+    cell = common.summarize([0.010, 0.020, 0.010], peaks=[125e9, 62.5e9, 100e9])
+    assert cell["peaks"] == [125e9, 62.5e9, 100e9]
+    assert common.percent_of_peak(cell, 1e9) == pytest.approx(80.0)
+    # No per-call peaks (a model row, or an error cell): None.
+    assert common.percent_of_peak(common.summarize([0.01]), 1e9) is None
+    assert common.percent_of_peak("error: x", 1e9) is None
+    with pytest.raises(ValueError, match="2 peaks for 3 samples"):
+        common.summarize([0.01, 0.02, 0.03], peaks=[1e9, 1e9])
+
+
 def test_ratio_interval_brackets_the_ratio_and_tells_ties_from_wins():
     import random
     rng = random.Random(1)
