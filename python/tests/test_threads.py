@@ -12,11 +12,15 @@ and 3, and each result must be:
   than numpy's pairwise sums); max and integer ops exact.
 
 Also: a failed run-time check with several threads is an error, not a
-crash (the check runs on the calling thread), and AOT executables with
---threads agree bitwise with the JIT.
+crash (the check runs on the calling thread), AOT executables with
+--threads agree bitwise with the JIT, and importing the package shortens
+libgomp's spin (paddle_mlir/__init__.py) unless the user chose one.
 """
 
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -127,3 +131,24 @@ def test_aot_executable_threads_match_jit(tmp_path, rng):
     bad = subprocess.run([str(exe), "--threads", "0"], capture_output=True, text=True)
     assert bad.returncode == 1
     assert "--threads expects a count of at least 1, got '0'" in bad.stderr
+
+
+@pytest.mark.parametrize("user_env, libgomp_reads, left_in_environ", [
+    ({}, "10000", None),                                  # the package's default
+    ({"GOMP_SPINCOUNT": "77"}, "77", "77"),               # the user's count
+    ({"OMP_WAIT_POLICY": "passive"}, "0", None),          # the user's policy
+])
+def test_package_import_sets_a_short_libgomp_spin(user_env, libgomp_reads, left_in_environ):
+    # libgomp prints the spin count it read when OMP_DISPLAY_ENV is set; it
+    # reads its environment once, when `import paddle_mlir` loads _core.
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    env.update(user_env, OMP_DISPLAY_ENV="verbose",
+               PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.run(
+        [sys.executable, "-c",
+         "import os, paddle_mlir; print(os.environ.get('GOMP_SPINCOUNT'))"],
+        env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f"GOMP_SPINCOUNT = '{libgomp_reads}'" in proc.stderr
+    # Child processes and libraries loaded later see the user's environment.
+    assert proc.stdout.strip() == str(left_in_environ)
