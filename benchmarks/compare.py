@@ -85,8 +85,9 @@ def _err(e):
 def bench_workload(wl, peers, args, work_dir, threads_list, sampler=None):
     """Returns {"rows": [per thread count], "compile": {...}, "check": {...}}.
     With a peak.Sampler, a GEMM's timed calls each follow a ~30 ms sample of
-    the FMA peak (after the pause, before the untimed call), kept with the
-    call for percent_of_peak."""
+    the FMA peak, taken between two pauses (after the previous peer's
+    threads stop spinning; before the same idle gap every call follows),
+    kept with the call for percent_of_peak."""
     log(f"== {wl.name}")
     onnx_path = None
     if wl.kind == "train":
@@ -169,7 +170,13 @@ def bench_workload(wl, peers, args, work_dir, threads_list, sampler=None):
                         # The previous peer's threads stop spinning; this
                         # one's wake up in the untimed call.
                         time.sleep(args.gap)
-                    pk = sampler.sample(n) if per_call_peak else None
+                    pk = None
+                    if per_call_peak:
+                        pk = sampler.sample(n)
+                        # The burst ran on this process's threads: an
+                        # in-process peer would start on a core it just
+                        # warmed, ours (a worker process) maybe not.
+                        time.sleep(args.gap)
                     if args.gap > 0:
                         dt, _ = common.run_after_untimed(p)
                     else:
@@ -300,7 +307,7 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
         out += ["GEMM throughput against the fp32 peak of the same thread count: *run peak* "
                 "is the one measured at the start of the run; *call peak* is the median over "
                 "the timed calls of each call's throughput over the FMA peak sampled (best of "
-                "3 bursts of ~10 ms) just before it, after the pause. This VM's clock moves "
+                "3 bursts of ~10 ms) just before it, between two pauses. This VM's clock moves "
                 "from one second to the next, so the call peak is the one that tells how "
                 "much of the core a kernel uses.", "",
                 gemm_table(results, env["peaks"], wls), ""]
