@@ -307,7 +307,8 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
         out += ["GEMM throughput against the fp32 peak of the same thread count: *run peak* "
                 "is the one measured at the start of the run; *call peak* is the median over "
                 "the timed calls of each call's throughput over the FMA peak sampled (best of "
-                "3 bursts of ~10 ms) just before it, between two pauses. This VM's clock moves "
+                "3 bursts of ~10 ms) taken before it, between the two pauses that precede it. "
+                "This VM's clock moves "
                 "from one second to the next, so the call peak is the one that tells how "
                 "much of the core a kernel uses.", "",
                 gemm_table(results, env["peaks"], wls), ""]
