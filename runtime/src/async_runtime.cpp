@@ -365,12 +365,7 @@ extern "C" int64_t paddle_async_num_worker_threads(void) {
 extern "C" void paddle_async_wait_idle(void) {
   if (ThreadPool::current())
     fatal("paddle_async_wait_idle called from a worker thread");
-  std::shared_ptr<ThreadPool> current;
-  {
-    std::lock_guard<std::mutex> lock(configMutex);
-    current = pool;
-  }
-  if (current)
+  if (std::shared_ptr<ThreadPool> current = sharedPool())
     current->waitIdle();
 }
 
