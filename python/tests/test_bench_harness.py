@@ -101,6 +101,22 @@ def test_run_after_untimed_makes_both_calls_and_returns_the_timed_one():
     assert w.calls == ["both"]
 
 
+def test_ours_worker_copies_unpickled_inputs_into_arrays_of_its_own():
+    import pickle
+
+    import numpy as np
+    from peers import ours
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    # What the worker receives through its pipe: an array over the pickle's
+    # buffer (not numpy's allocation, so not in huge pages).
+    got = pickle.loads(pickle.dumps([a, 7], protocol=5))
+    assert not got[0].flags.owndata
+    copies = ours._own_copies(got)
+    assert copies[0].flags.owndata and copies[0].flags.c_contiguous
+    np.testing.assert_array_equal(copies[0], a)
+    assert copies[1] == 7
+
+
 def test_best_peer_skips_ours_errors_and_missing():
     cells = {"ours": {"median_ms": 1.0, "min_ms": 1.0, "n": 3},
              "x": {"median_ms": 4.0, "min_ms": 3.0, "n": 3},
