@@ -11,6 +11,10 @@ that the in-process peers do not have): OpenMP and
 onnxruntime pools spin for up to ~200 ms after a call, and on 2 cores a
 peer timed inside another's spin measured 5 ms for a 0.1 ms GEMM. A peer whose warm-up call says the
 repetitions would not fit --budget seconds runs fewer (shown as n=...).
+GEMMs then run --burst-rounds rounds of back-to-back bursts per peer (a
+pause, an FMA peak sample, ~50 ms of calls), for a throughput table next to
+the latency one: the kernel's speed once running, against the peak of the
+same moment.
 Compile and run timeouts are recorded as "timeout", failures as "error:
 ...", never dropped. Writes build/bench/results.json, the tables between the
 markers of docs/performance.md (not with --quick unless --docs is given)
@@ -24,6 +28,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -125,7 +130,7 @@ def bench_workload(wl, peers, args, work_dir, threads_list, sampler=None):
     rows, check = [], {}
     for n in threads_list:
         cells = {p.name: failed.get(p.name) for p in active}
-        live, reps, samples, peaks, ref = [], {}, {}, {}, None
+        live, reps, samples, peaks, warm, ref = [], {}, {}, {}, {}, None
         per_call_peak = sampler is not None and wl.kind == "gemm"
         for p in active:
             if p.name in failed:
@@ -146,6 +151,7 @@ def bench_workload(wl, peers, args, work_dir, threads_list, sampler=None):
                     ref = out
                 samples[p.name], peaks[p.name] = [], []
                 reps[p.name] = common.reps_within(args.budget, dt, args.reps)
+                warm[p.name] = dt
                 live.append(p)
                 p._warm_out = out
             except Exception as e:
@@ -191,8 +197,15 @@ def bench_workload(wl, peers, args, work_dir, threads_list, sampler=None):
             if not isinstance(cells.get(p.name), str):
                 cells[p.name] = common.summarize(samples[p.name],
                                                  peaks[p.name] if per_call_peak else None)
-        rows.append({"workload": wl.name, "threads": n, "cells": cells,
-                     "load": round(os.getloadavg()[0], 2)})
+        row = {"workload": wl.name, "threads": n, "cells": cells,
+               "load": round(os.getloadavg()[0], 2)}
+        if per_call_peak and args.burst_rounds > 0:
+            row["back_to_back"] = back_to_back(
+                [p for p in live if not isinstance(cells.get(p.name), str)],
+                warm, n, args, sampler)
+            log("  threads %d back to back: %s" % (n, ", ".join(
+                f"{k} {common.fmt_cell(v)}" for k, v in row["back_to_back"].items())))
+        rows.append(row)
         log("  threads %d: %s" % (n, ", ".join(
             f"{k} {common.fmt_cell(v)}" for k, v in cells.items())))
     for p in active:
@@ -204,6 +217,37 @@ def bench_workload(wl, peers, args, work_dir, threads_list, sampler=None):
             "compile": {"workload": wl.name, "times": comp, "first": first},
             "check": check, "detail": {k: {a: b for a, b in v.items() if a != "loss"}
                                        for k, v in detail.items()}}
+
+
+def back_to_back(live, warm, threads, args, sampler):
+    """GEMM throughput in bursts: per round (round-robin over the peers), a
+    pause (the previous peer's threads stop spinning), a ~30 ms sample of the
+    FMA peak, then an untimed call and about 50 ms of timed calls back to
+    back (common.burst_calls of the warm-up call's time). A round's sample is
+    the median call of its burst, kept with the peak sampled right before
+    it: {peer: summarize cell with peaks}. Where the table above times one
+    call after an idle gap (a model's latency as a server sees it), this is
+    the kernel's speed once running, which is what "% of peak" asks of a
+    GEMM library."""
+    times = {p.name: [] for p in live}
+    peaks = {p.name: [] for p in live}
+    cells = {}
+    for r in range(args.burst_rounds):
+        for name in common.round_robin([p.name for p in live], r):
+            if name in cells:
+                continue
+            p = next(q for q in live if q.name == name)
+            try:
+                time.sleep(args.gap)
+                pk = sampler.sample(threads)
+                burst = common.run_burst(p, common.burst_calls(warm[name]))
+                times[name].append(statistics.median(burst))
+                peaks[name].append(pk)
+            except Exception as e:
+                cells[name] = _err(e)
+    for p in live:
+        cells.setdefault(p.name, common.summarize(times[p.name], peaks[p.name]))
+    return cells
 
 
 def environment(peaks):
@@ -312,6 +356,19 @@ def render_markdown(results, env, args, wls, png_rel, missing=()):
                 "from one second to the next, so the call peak is the one that tells how "
                 "much of the core a kernel uses.", "",
                 gemm_table(results, env["peaks"], wls), ""]
+        flops = {w.name: w.flops for w in wls if w.kind == "gemm"}
+        if any("back_to_back" in r for r in rows):
+            out += ["GEMM back to back: after the timed calls above, "
+                    f"{args.burst_rounds} rounds per peer (round-robin) of a "
+                    f"{args.gap:g} s pause, a sample of the FMA peak (best of 3 bursts "
+                    "of ~10 ms), an untimed call and then about 50 ms of calls back "
+                    "to back (at least 3, at most 50). A round counts its median "
+                    "call; *% of peak* is the median over the rounds of that call's "
+                    "throughput over the peak sampled right before its burst. The "
+                    "table above times a call after an idle gap, as a model's "
+                    "latency on a server; this one is the kernel's speed once "
+                    "running, the usual measure of a GEMM library.", "",
+                    common.throughput_table(rows, flops, "ours", "torch oneDNN"), ""]
     if png_rel:
         out += [f"![ours and peers, time relative to the fastest]({png_rel})", ""]
     return "\n".join(out)
@@ -366,6 +423,9 @@ def main(argv=None):
     ap.add_argument("--gap", type=float, default=0.25,
                     help="seconds of pause, then an untimed call, before each timed call "
                     "(0: back to back)")
+    ap.add_argument("--burst-rounds", type=int, default=5,
+                    help="GEMM only: rounds of back-to-back bursts per peer after the "
+                    "timed calls, for the throughput table (0: none)")
     ap.add_argument("--compile-timeout", type=float, default=240.0)
     ap.add_argument("--run-timeout", type=float, default=90.0)
     ap.add_argument("--from-json", type=Path, help="render the tables of an earlier (possibly "

@@ -168,6 +168,42 @@ def latency_table(rows, peers, ours, wanted_reps):
     return "\n".join(lines)
 
 
+def throughput_table(rows, flops, ours, library):
+    """rows: [{"workload", "threads", "back_to_back": {peer: summary with
+    per-sample peaks (summarize)|error}}], flops: {workload: FLOPs} ->
+    markdown: GFLOP/s (of the median sample) and % of peak (percent_of_peak)
+    of `ours` and of the fastest other peer, ours / best with its interval,
+    and ours over `library` (a reference implementation's median). Rows
+    without back-to-back cells are left out."""
+    lines = ["| GEMM | threads | ours GFLOP/s | ours % of peak | best peer "
+             "| best peer GFLOP/s | best peer % of peak | ours / best "
+             f"| ours / {library} |",
+             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+
+    def gflops(cell, f):
+        return f"{f / cell['median_ms'] / 1e6:.1f}" if isinstance(cell, dict) else "-"
+
+    def pct(cell, f):
+        p = percent_of_peak(cell, f)
+        return "-" if p is None else f"{p:.0f}%"
+    for row in rows:
+        cells = row.get("back_to_back")
+        if not cells or row["workload"] not in flops:
+            continue
+        f = flops[row["workload"]]
+        mine = cells.get(ours)
+        name, best = best_peer(cells, ours)
+        lib = cells.get(library)
+        vs = (f"{mine['median_ms'] / lib['median_ms']:.2f}x"
+              if isinstance(mine, dict) and isinstance(lib, dict) else "-")
+        lines.append(
+            f"| {row['workload']} | {row['threads']} | "
+            f"{gflops(mine, f) if isinstance(mine, dict) else fmt_cell(mine)} | "
+            f"{pct(mine, f)} | {name or '-'} | {gflops(cells.get(name), f)} | "
+            f"{pct(cells.get(name), f)} | {ratio_text(mine, best, cells.get(name))} | {vs} |")
+    return "\n".join(lines)
+
+
 def compile_table(rows, peers):
     """rows: [{"workload", "times": {peer: seconds|error str}, "first":
     {peer: seconds}}] -> markdown: the compile time, and `+ ` the first
@@ -204,6 +240,25 @@ def replace_section(text, body, begin=BEGIN_MARKER, end=END_MARKER):
     if j < 0:
         raise ValueError("docs section: begin marker without end marker")
     return text[:i] + block + text[j + len(end):]
+
+
+def burst_calls(first_call_s, seconds=0.05, floor=3, cap=50):
+    """Timed calls in one back-to-back burst: about `seconds` of them by
+    the warm-up call's time, at least `floor`, at most `cap`."""
+    if first_call_s <= 0:
+        return cap
+    return max(floor, min(cap, math.ceil(seconds / first_call_s)))
+
+
+def run_burst(peer, calls):
+    """An untimed call of `peer`, then `calls` timed ones back to back: their
+    seconds. A peer in a worker process (ours) makes them all there in one
+    request (`run_burst`), so no pipe round trip lies between them."""
+    burst = getattr(peer, "run_burst", None)
+    if burst is not None:
+        return burst(calls)
+    peer.run()
+    return [peer.run()[0] for _ in range(calls)]
 
 
 def run_after_untimed(peer):

@@ -76,6 +76,14 @@ def _worker(conn, python_dir, build_dir):
                 _core.set_num_threads(msg[1])
                 os.environ["PADDLE_NUM_THREADS"] = str(msg[1])
                 conn.send(("ok", _core.get_num_threads()))
+            elif op == "burst":
+                state["call"]()
+                times = []
+                for _ in range(msg[1]):
+                    t = time.perf_counter()
+                    state["call"]()
+                    times.append(time.perf_counter() - t)
+                conn.send(("ok", times))
             elif op in ("run", "run_after_untimed"):
                 if op == "run_after_untimed":
                     state["call"]()
@@ -150,6 +158,11 @@ class Ours:
         """An untimed call and then a timed one, both in the worker: the
         timed call's seconds and outputs (common.run_after_untimed)."""
         return self._ask(("run_after_untimed", want_output), 2 * self.run_timeout)
+
+    def run_burst(self, calls):
+        """An untimed call and `calls` timed ones back to back, all in the
+        worker: their seconds (common.run_burst)."""
+        return self._ask(("burst", calls), (calls + 1) * self.run_timeout)
 
     def close(self, kill=False):
         if self.proc is None:

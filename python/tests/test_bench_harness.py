@@ -101,6 +101,65 @@ def test_run_after_untimed_makes_both_calls_and_returns_the_timed_one():
     assert w.calls == ["both"]
 
 
+def test_burst_calls_fill_about_fifty_ms_within_bounds():
+    assert common.burst_calls(0.001) == 50      # 1 ms calls: 50 of them
+    assert common.burst_calls(0.004) == 13      # ceil(0.05 / 0.004)
+    assert common.burst_calls(0.2) == 3         # slow calls: the floor
+    assert common.burst_calls(1e-5) == 50       # fast calls: the cap
+    assert common.burst_calls(0.0) == 50
+
+
+def test_run_burst_times_every_call_after_one_untimed():
+    class InProcess:
+        def __init__(self):
+            self.calls = 0
+
+        def run(self):
+            self.calls += 1
+            return self.calls * 0.5, ["out"]
+
+    p = InProcess()
+    # The first call is untimed; the next three are the burst.
+    assert common.run_burst(p, 3) == [1.0, 1.5, 2.0]
+    assert p.calls == 4
+
+    class Worker(InProcess):
+        def run_burst(self, calls):
+            return [0.25] * calls
+
+    w = Worker()
+    # A worker makes the whole burst in one request; run() is not used.
+    assert common.run_burst(w, 2) == [0.25, 0.25]
+    assert w.calls == 0
+
+
+def test_throughput_table_uses_back_to_back_cells_and_their_peaks():
+    flops = {"gemm 4x4x4": 2e9}  # 2 GFLOP: 10 ms is 200 GFLOP/s
+    rows = [
+        {"workload": "gemm 4x4x4", "threads": 1,
+         "cells": {"ours": common.summarize([1.0]), "lib": common.summarize([1.0])},
+         "back_to_back": {
+             "ours": common.summarize([0.010, 0.011, 0.010], [250e9, 220e9, 200e9]),
+             "lib": common.summarize([0.020, 0.020, 0.020], [250e9, 250e9, 250e9]),
+             "other": "error: x"}},
+        # A row without bursts (an older results.json, or not a GEMM): left out.
+        {"workload": "gemm 4x4x4", "threads": 2, "cells": {}},
+    ]
+    table = common.throughput_table(rows, flops, "ours", "lib").splitlines()
+    assert len(table) == 3
+    cols = [c.strip() for c in table[2].strip("|").split("|")]
+    # ours: 200 GFLOP/s at the median; per round 80%, 82.6%, 100% of its
+    # own sample: median 83%. lib: 100 GFLOP/s, 40%.
+    assert cols[:7] == ["gemm 4x4x4", "1", "200.0", "83%", "lib", "100.0", "40%"]
+    assert cols[7].startswith("0.50x")
+    assert cols[8] == "0.50x"
+    # An error in ours' bursts shows as its text.
+    rows[0]["back_to_back"]["ours"] = "timeout (> 90 s)"
+    cols = [c.strip() for c in common.throughput_table(rows, flops, "ours", "lib")
+            .splitlines()[2].strip("|").split("|")]
+    assert cols[2:4] == ["timeout (> 90 s)", "-"] and cols[7:] == ["-", "-"]
+
+
 def test_ours_worker_copies_unpickled_inputs_into_arrays_of_its_own():
     import pickle
 
