@@ -423,7 +423,7 @@ def main(argv=None):
     ap.add_argument("--gap", type=float, default=0.25,
                     help="seconds of pause, then an untimed call, before each timed call "
                     "(0: back to back)")
-    ap.add_argument("--burst-rounds", type=int, default=5,
+    ap.add_argument("--burst-rounds", type=int, default=10,
                     help="GEMM only: rounds of back-to-back bursts per peer after the "
                     "timed calls, for the throughput table (0: none)")
     ap.add_argument("--compile-timeout", type=float, default=240.0)
