@@ -292,9 +292,7 @@ def gemm_table(results, peaks, wls):
             name, best = common.best_peer(cells, "ours")
             og = f / ours["median_ms"] / 1e6 if isinstance(ours, dict) else None
             bg = f / best / 1e6 if best else None
-            dnn = cells.get("torch oneDNN")
-            vs = (f"{ours['median_ms'] / dnn['median_ms']:.2f}x"
-                  if isinstance(ours, dict) and isinstance(dnn, dict) else "-")
+            vs = common.median_ratio(ours, cells.get("torch oneDNN"))
             lines.append(
                 f"| {row['workload']} | {row['threads']} | "
                 f"{'-' if og is None else f'{og:.1f}'} | "

@@ -168,6 +168,13 @@ def latency_table(rows, peers, ours, wanted_reps):
     return "\n".join(lines)
 
 
+def median_ratio(cell, ref):
+    """cell's median over ref's as "1.23x"; "-" unless both are measured."""
+    if not isinstance(cell, dict) or not isinstance(ref, dict):
+        return "-"
+    return f"{cell['median_ms'] / ref['median_ms']:.2f}x"
+
+
 def throughput_table(rows, flops, ours, library):
     """rows: [{"workload", "threads", "back_to_back": {peer: summary with
     per-sample peaks (summarize)|error}}], flops: {workload: FLOPs} ->
@@ -193,14 +200,12 @@ def throughput_table(rows, flops, ours, library):
         f = flops[row["workload"]]
         mine = cells.get(ours)
         name, best = best_peer(cells, ours)
-        lib = cells.get(library)
-        vs = (f"{mine['median_ms'] / lib['median_ms']:.2f}x"
-              if isinstance(mine, dict) and isinstance(lib, dict) else "-")
         lines.append(
             f"| {row['workload']} | {row['threads']} | "
             f"{gflops(mine, f) if isinstance(mine, dict) else fmt_cell(mine)} | "
             f"{pct(mine, f)} | {name or '-'} | {gflops(cells.get(name), f)} | "
-            f"{pct(cells.get(name), f)} | {ratio_text(mine, best, cells.get(name))} | {vs} |")
+            f"{pct(cells.get(name), f)} | {ratio_text(mine, best, cells.get(name))} | "
+            f"{median_ratio(mine, cells.get(library))} |")
     return "\n".join(lines)
 
 

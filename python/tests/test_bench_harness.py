@@ -176,6 +176,13 @@ def test_ours_worker_copies_unpickled_inputs_into_arrays_of_its_own():
     assert copies[1] == 7
 
 
+def test_median_ratio_needs_both_cells_measured():
+    a, b = common.summarize([0.002, 0.004, 0.003]), common.summarize([0.002])
+    assert common.median_ratio(a, b) == "1.50x"
+    assert common.median_ratio(a, "error: x") == "-"
+    assert common.median_ratio(None, b) == "-"
+
+
 def test_best_peer_skips_ours_errors_and_missing():
     cells = {"ours": {"median_ms": 1.0, "min_ms": 1.0, "n": 3},
              "x": {"median_ms": 4.0, "min_ms": 3.0, "n": 3},
