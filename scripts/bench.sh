@@ -3,7 +3,8 @@
 #
 #   bash scripts/bench.sh [--no-install] [compare.py options]
 #     e.g. --quick (a few workloads, 3 repetitions, a couple of minutes),
-#          --only 'gemm|resnet18', --reps 20, --threads 1,2, --budget 60
+#          --only 'gemm|resnet18', --reps 20, --threads 1,2, --budget 60,
+#          --burst-rounds 0 (no back-to-back GEMM table; default 10 rounds)
 #
 # 1. installs requirements-models.txt (torch, torchvision) and
 #    requirements-bench.txt (IREE compiler and runtime, matplotlib) into .venv
@@ -12,7 +13,8 @@
 #    there: the machine is shared);
 # 3. runs benchmarks/compare.py: ours (ONNX -> paddle_mlir.onnx ->
 #    _core.compile), onnxruntime, PyTorch eager, torch.compile, IREE, and for
-#    GEMM numpy and torch's oneDNN, interleaved in one process; writes the
+#    GEMM numpy and torch's oneDNN, interleaved in one process (GEMMs twice:
+#    a call after an idle gap, then bursts of calls back to back); writes the
 #    tables between the markers of docs/performance.md and
 #    docs/images/bench-peers.png (with --quick: build/bench/results.md and
 #    build/bench/quick.png only). Raw numbers: build/bench/results.json.
