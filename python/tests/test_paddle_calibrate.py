@@ -64,6 +64,50 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
     assert "library choice: onednn" in report.stdout
 
 
+def cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def test_calibrate_measures_the_narrow_types_this_cpu_has(tmp_path):
+    spec = tmp_path / "local.json"
+    run = subprocess.run([BIN / "paddle-calibrate", "--quick", "-o", spec],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(spec.read_text())
+    peak, notes, flags = data["peak_flops_per_s"], data["notes"], cpu_flags()
+
+    # f16: FMAs on 32 half lanes, twice the f32 lanes (2x nominal; a loop
+    # that spills its accumulators runs at a third of f32).
+    if "avx512_fp16" in flags:
+        assert "f16: AVX512-FP16 FMA chains" in notes
+        assert peak["f16"] > 1.2 * peak["f32"], peak
+    else:
+        assert "f16" not in peak and "f16 (no AVX512-FP16)" in notes
+
+    # bf16 and i8: AMX tiles where Linux grants them (8-16x the f32 FMAs
+    # per core nominally, i8 twice bf16), else 512-bit dot products.
+    if "AMX TDPBF16PS" in notes:
+        assert {"amx_bf16", "amx_int8"} <= flags
+        assert "i8: AMX TDPBSSD" in notes
+        assert peak["bf16"] > 3 * peak["f32"], peak
+        assert peak["i8"] > 3 * peak["f32"], peak
+    elif "avx512_bf16" in flags:
+        assert "bf16: AVX512-BF16 dot products" in notes
+        assert peak["bf16"] > 0.2 * peak["f32"], peak
+    else:
+        assert "bf16" not in peak and "bf16 (no AMX or AVX512-BF16)" in notes
+    if "AMX TDPBF16PS" not in notes:
+        if "avx512_vnni" in flags:
+            assert "i8: AVX512-VNNI dot products" in notes
+            assert peak["i8"] > peak["f32"], peak
+        else:
+            assert "i8" not in peak
+
+
 def test_calibrate_reports_an_unwritable_output(tmp_path):
     bad = tmp_path / "missing" / "dir" / "spec.json"
     run = subprocess.run([BIN / "paddle-calibrate", "--quick", "-o", bad],

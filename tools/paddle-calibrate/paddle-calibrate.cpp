@@ -6,6 +6,9 @@
 // spec that `paddle-opt --paddle-cost-report=device=spec.json` reads:
 //   - peak f32/f64 FLOP/s: independent vector FMA chains (AVX-512 or AVX2,
 //     whichever the CPU has) on one thread per core, all at once;
+//   - peak f16/bf16/i8: AVX512-FP16 FMA chains; AMX tile dot products where
+//     the CPU has AMX and Linux grants the tile state, else AVX512-BF16 /
+//     AVX512-VNNI dot products; a type without a unit is left out;
 //   - memory bandwidth: a STREAM triad a = b + s * c over buffers much larger
 //     than the last-level cache (3 arrays x 4 bytes counted per element, as
 //     STREAM does), on all cores;
@@ -42,11 +45,14 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -182,22 +188,186 @@ std::optional<Isa> detectIsa() {
   return std::nullopt;
 }
 
-/// FLOP/s of all `threads` cores running FMA chains together.
+/// FLOP/s of all `threads` cores running `loop` together, which does
+/// `flopsPerIteration` per iteration (12 FMA chains: 12 x lanes x 2).
 template <typename Loop>
-double measurePeak(int threads, int lanes, Loop loop, int64_t iterations,
-                   int repetitions) {
+double measurePeak(int threads, double flopsPerIteration, Loop loop,
+                   int64_t iterations, int repetitions) {
   double best = 0;
   std::vector<double> sink(threads);
   for (int r = 0; r < repetitions; ++r) {
     double t = runParallel(
         threads, [&](int thread) { sink[thread] = double(loop(iterations)); });
-    // 12 chains x lanes x 2 FLOPs per FMA.
-    best = std::max(best,
-                    double(threads) * double(iterations) * 12 * lanes * 2 / t);
+    best = std::max(best, double(threads) * double(iterations) *
+                              flopsPerIteration / t);
   }
   if (std::getenv("PADDLE_CALIBRATE_SINK"))
     errs() << sink[0] << "\n";
   return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Peaks of the narrower types
+//===----------------------------------------------------------------------===//
+
+// f16: AVX512-FP16 FMA chains (32 lanes). bf16 and i8: AMX tile dot
+// products where the CPU has them and Linux grants the tile state, else
+// AVX512-BF16 / AVX512-VNNI dot products (two and four products per 32-bit
+// lane). The AMX loop runs four independent accumulator tiles over 2 x 2
+// source tiles, as a GEMM kernel does; each TDPBF16PS is 16x16x32 and each
+// TDPBSSD 16x16x64 multiply-adds.
+
+__attribute__((target("avx512fp16"))) float f16Loop(int64_t iterations) {
+  __m512h acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm512_set1_ph(static_cast<_Float16>(float(i) * 1e-3f));
+  // acc converges to 0.1: every value stays a normal half.
+  const __m512h m = _mm512_set1_ph(static_cast<_Float16>(0.999f)),
+                a = _mm512_set1_ph(static_cast<_Float16>(1e-4f));
+  for (int64_t n = 0; n < iterations; ++n)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm512_fmadd_ph(acc[i], m, a);
+  __m512h sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm512_add_ph(sum, acc[i]);
+  _Float16 lanes[32];
+  _mm512_storeu_ph(lanes, sum);
+  return float(lanes[0]) + float(lanes[31]);
+}
+
+__attribute__((target("avx512f,avx512bf16"))) float
+bf16DotLoop(int64_t iterations) {
+  __m512 acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm512_set1_ps(float(i) * 1e-3f);
+  // Pairs of bf16 1.0 and 2^-24: each dot product adds 2^-23.
+  const __m512bh one = (__m512bh)_mm512_set1_epi16(0x3f80),
+                 tiny = (__m512bh)_mm512_set1_epi16(0x3380);
+  for (int64_t n = 0; n < iterations; ++n)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm512_dpbf16_ps(acc[i], one, tiny);
+  __m512 sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm512_add_ps(sum, acc[i]);
+  float lanes[16];
+  _mm512_storeu_ps(lanes, sum);
+  return lanes[0] + lanes[15];
+}
+
+__attribute__((target("avx512f,avx512vnni"))) float
+i8DotLoop(int64_t iterations) {
+  __m512i acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm512_set1_epi32(i);
+  const __m512i a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(5);
+  for (int64_t n = 0; n < iterations; ++n)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
+  __m512i sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm512_add_epi32(sum, acc[i]);
+  int32_t lanes[16];
+  _mm512_storeu_si512(lanes, sum);
+  return float(lanes[0] + lanes[15]);
+}
+
+/// The tile configuration of LDTILECFG (palette 1): eight 16 x 64-byte tiles.
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t startRow = 0;
+  uint8_t reserved[14] = {};
+  uint16_t bytesPerRow[16] = {};
+  uint8_t rows[16] = {};
+};
+
+template <bool Int8>
+__attribute__((target("amx-tile,amx-bf16,amx-int8"))) float
+amxLoop(int64_t iterations) {
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) {
+    config.bytesPerRow[t] = 64;
+    config.rows[t] = 16;
+  }
+  _tile_loadconfig(&config);
+  // Sources of small values (bf16 0x0101 is about 2.4e-38, so the
+  // accumulators stay finite; int8 1 x 1 sums stay far below 2^31).
+  alignas(64) uint8_t source[16 * 64];
+  std::memset(source, 1, sizeof source);
+  _tile_loadd(4, source, 64);
+  _tile_loadd(5, source, 64);
+  _tile_loadd(6, source, 64);
+  _tile_loadd(7, source, 64);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t n = 0; n < iterations; ++n) {
+    if constexpr (Int8) {
+      _tile_dpbssd(0, 4, 6);
+      _tile_dpbssd(1, 4, 7);
+      _tile_dpbssd(2, 5, 6);
+      _tile_dpbssd(3, 5, 7);
+    } else {
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  alignas(64) float out[16 * 16];
+  _tile_stored(0, out, 64);
+  _tile_release();
+  return out[0] + out[255];
+}
+
+/// Asks Linux for the AMX tile data state (off by default for a process);
+/// false where the kernel refuses or predates it.
+bool requestAmx() {
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+}
+
+/// How one narrower type's peak is measured on this CPU.
+struct NarrowPeak {
+  SpecDType type;
+  const char *how;
+  float (*loop)(int64_t);
+  double flopsPerIteration;
+  int64_t iterations; // about 10 ms a burst
+};
+
+/// The narrower types this CPU computes natively, each with its fastest
+/// unit; `missing` names the others. Types left out of the spec use f32's
+/// peak (DeviceSpec::peakFlops).
+std::vector<NarrowPeak> narrowPeaks(std::string &missing) {
+  std::vector<NarrowPeak> peaks;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512fp16"))
+    peaks.push_back({SpecDType::F16, "AVX512-FP16 FMA chains", f16Loop,
+                     12.0 * 32 * 2, 2'000'000});
+  else
+    missing += " f16 (no AVX512-FP16)";
+  bool amx = __builtin_cpu_supports("amx-bf16") &&
+             __builtin_cpu_supports("amx-int8") && requestAmx();
+  constexpr double kTile = 16.0 * 16 * 2; // output elements x 2 FLOPs
+  if (amx) {
+    peaks.push_back({SpecDType::BF16, "AMX TDPBF16PS", amxLoop<false>,
+                     4 * kTile * 32, 400'000});
+    peaks.push_back(
+        {SpecDType::I8, "AMX TDPBSSD", amxLoop<true>, 4 * kTile * 64, 400'000});
+    return peaks;
+  }
+  if (__builtin_cpu_supports("avx512bf16"))
+    peaks.push_back({SpecDType::BF16, "AVX512-BF16 dot products", bf16DotLoop,
+                     12.0 * 16 * 4, 2'000'000});
+  else
+    missing += " bf16 (no AMX or AVX512-BF16)";
+  if (__builtin_cpu_supports("avx512vnni"))
+    peaks.push_back({SpecDType::I8, "AVX512-VNNI dot products", i8DotLoop,
+                     12.0 * 16 * 8, 2'000'000});
+  else
+    missing += " i8 (no AMX or AVX512-VNNI)";
+  return peaks;
 }
 
 //===----------------------------------------------------------------------===//
@@ -614,13 +784,22 @@ int main(int argc, char **argv) {
   // and that is the peak the hardware can reach.
   int64_t iterations = 2'000'000;
   int peakReps = quick ? 5 : 40;
-  double f32 =
-      measurePeak(cores, isa->lanesF32, isa->f32, iterations, peakReps);
-  double f64 =
-      measurePeak(cores, isa->lanesF32 / 2, isa->f64, iterations, peakReps);
-  double f32One = measurePeak(1, isa->lanesF32, isa->f32, iterations, peakReps);
+  // 12 chains x lanes x 2 FLOPs per FMA.
+  double fmaFlops = 12.0 * isa->lanesF32 * 2;
+  double f32 = measurePeak(cores, fmaFlops, isa->f32, iterations, peakReps);
+  double f64 = measurePeak(cores, fmaFlops / 2, isa->f64, iterations, peakReps);
+  double f32One = measurePeak(1, fmaFlops, isa->f32, iterations, peakReps);
   spec.peakFlopsPerS[SpecDType::F32] = f32;
   spec.peakFlopsPerS[SpecDType::F64] = f64;
+  std::string narrowMissing, narrowNotes;
+  for (const NarrowPeak &p : narrowPeaks(narrowMissing)) {
+    double peak =
+        measurePeak(cores, p.flopsPerIteration, p.loop, p.iterations, peakReps);
+    spec.peakFlopsPerS[p.type] = peak;
+    narrowNotes += formatv(" {0}: {1} ({2:e3} FLOP/s).",
+                           stringifySpecDType(p.type), p.how, peak)
+                       .str();
+  }
 
   std::vector<SysCache> sysCaches = readCaches();
   double llc = 8 << 20;
@@ -670,9 +849,11 @@ int main(int argc, char **argv) {
      << format("%.0f", double(elements) * 4 / (1 << 20))
      << " MiB arrays. Caches: sysfs sizes, read bandwidth over half of each "
         "level. Call overhead: fork/join of the runtime thread pool. Link: "
-        "derived (half the triad bandwidth, latency = call overhead). f16, "
-        "bf16 and integer peaks are not measured (they fall back to f32's)."
-     << fit->notes;
+        "derived (half the triad bandwidth, latency = call overhead)."
+     << narrowNotes;
+  if (!narrowMissing.empty())
+    os << " Not measured (f32's peak is used):" << narrowMissing << ".";
+  os << fit->notes;
   spec.notes = notes;
   spec.source = "paddle-calibrate";
 
