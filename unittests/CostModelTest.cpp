@@ -226,6 +226,51 @@ TEST(LibraryChoiceTest, BothPathsFromTheSpec) {
   EXPECT_DOUBLE_EQ(again->codegen->scalarF32Efficiency, 0.01);
 }
 
+TEST(LibraryChoiceTest, BF16EfficiencyScalesTheBF16Peak) {
+  // kSpec's bf16 peak is 2 GFLOP/s; oneDNN reaches half the f32 peak and a
+  // quarter of the bf16 one.
+  std::string onednn = "\"call_overhead_s\": 1e-6, \"onednn\": "
+                       "{\"f32_efficiency\": 0.5, \"bf16_efficiency\": 0.25, "
+                       "\"call_overhead_s\": 1e-5}, \"codegen\": "
+                       "{\"tiled_f32_efficiency\": 0.25, "
+                       "\"scalar_f32_efficiency\": 0.01, "
+                       "\"memory_efficiency\": 0.5},";
+  llvm::Expected<DeviceSpec> spec =
+      parseDeviceSpec(edited("\"call_overhead_s\": 1e-6,", onednn), "b.json");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  // 1e4 FLOPs, 2e3 bytes (DRAM: 2 us): bf16 inputs 1 + 10 + 1e4 / (2e9 x
+  // 0.25) = 31 us; f32 inputs 1 + 10 + 1e4 / (1e9 x 0.5) = 31 us.
+  ContractionCost cost{1e4, 2e3, 0, true};
+  EXPECT_NEAR(estimatePaths(cost, *spec)->librarySeconds, 31e-6, 1e-12);
+  cost.inputType = SpecDType::BF16;
+  EXPECT_NEAR(estimatePaths(cost, *spec)->librarySeconds, 31e-6, 1e-12);
+  // Without bf16_efficiency, the f32 one scales the bf16 peak: 1 + 10 + 10.
+  llvm::Expected<DeviceSpec> plain = parseDeviceSpec(
+      edited("\"call_overhead_s\": 1e-6,",
+             "\"call_overhead_s\": 1e-6, \"onednn\": {\"f32_efficiency\": "
+             "0.5, \"call_overhead_s\": 1e-5}, \"codegen\": "
+             "{\"tiled_f32_efficiency\": 0.25, \"scalar_f32_efficiency\": "
+             "0.01, \"memory_efficiency\": 0.5},"),
+      "p.json");
+  ASSERT_TRUE(bool(plain)) << llvm::toString(plain.takeError());
+  EXPECT_NEAR(estimatePaths(cost, *plain)->librarySeconds, 21e-6, 1e-12);
+  // Serialized and read back: present stays present, absent absent.
+  llvm::Expected<DeviceSpec> again =
+      parseDeviceSpec(serializeDeviceSpec(*spec), "again");
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(again->onednn->bf16Efficiency, std::optional<double>(0.25));
+  llvm::Expected<DeviceSpec> plainAgain =
+      parseDeviceSpec(serializeDeviceSpec(*plain), "again");
+  ASSERT_TRUE(bool(plainAgain)) << llvm::toString(plainAgain.takeError());
+  EXPECT_FALSE(plainAgain->onednn->bf16Efficiency.has_value());
+  // Out of range.
+  std::string bad = onednn;
+  bad.replace(bad.find("0.25"), 4, "1.5");
+  EXPECT_EQ(parseError(edited("\"call_overhead_s\": 1e-6,", bad)),
+            "bad.json: $.onednn.bf16_efficiency: expected a number in (0, 1] "
+            "(a fraction of a peak), got 1.5");
+}
+
 TEST(LibraryChoiceTest, BadFields) {
   EXPECT_EQ(parseError(edited(
                 "\"call_overhead_s\": 1e-6,",

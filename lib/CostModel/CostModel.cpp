@@ -415,10 +415,14 @@ mlir::paddle::estimatePaths(const ContractionCost &cost,
       cost.reorderBytes > 0
           ? 2 * cost.reorderBytes / bandwidthFor(2 * cost.reorderBytes, device)
           : 0;
-  t.librarySeconds = device.callOverheadS + device.onednn->callOverheadS +
-                     roofline(device.peakFlops(cost.inputType),
-                              device.onednn->f32Efficiency, 1.0) +
-                     reorder;
+  double libraryEfficiency =
+      cost.inputType == SpecDType::BF16 && device.onednn->bf16Efficiency
+          ? *device.onednn->bf16Efficiency
+          : device.onednn->f32Efficiency;
+  t.librarySeconds =
+      device.callOverheadS + device.onednn->callOverheadS +
+      roofline(device.peakFlops(cost.inputType), libraryEfficiency, 1.0) +
+      reorder;
   double copies =
       cost.copyBytes > 0
           ? 2 * cost.copyBytes / bandwidthFor(2 * cost.copyBytes, device)

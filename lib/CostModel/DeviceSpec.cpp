@@ -221,11 +221,14 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
   if (const json *onednn = r.member(root, "$", "onednn", false);
       onednn && r.isObject(*onednn, "$.onednn")) {
     checkKnownKeys(r, *onednn, "$.onednn",
-                   {"f32_efficiency", "call_overhead_s"});
+                   {"f32_efficiency", "bf16_efficiency", "call_overhead_s"});
     OneDnnSpec lib;
     if (const json *v = r.member(*onednn, "$.onednn", "f32_efficiency", true))
       if (auto x = r.fraction(*v, "$.onednn.f32_efficiency"))
         lib.f32Efficiency = *x;
+    if (const json *v = r.member(*onednn, "$.onednn", "bf16_efficiency", false))
+      if (auto x = r.fraction(*v, "$.onednn.bf16_efficiency"))
+        lib.bf16Efficiency = *x;
     if (const json *v = r.member(*onednn, "$.onednn", "call_overhead_s", true))
       if (auto x = r.number(*v, "$.onednn.call_overhead_s"))
         lib.callOverheadS = *x;
@@ -331,9 +334,12 @@ std::string mlir::paddle::serializeDeviceSpec(const DeviceSpec &spec) {
   root["call_overhead_s"] = spec.callOverheadS;
   root["link"] = {{"bandwidth_bytes_per_s", spec.link.bandwidthBytesPerS},
                   {"latency_s", spec.link.latencyS}};
-  if (spec.onednn)
+  if (spec.onednn) {
     root["onednn"] = {{"f32_efficiency", spec.onednn->f32Efficiency},
                       {"call_overhead_s", spec.onednn->callOverheadS}};
+    if (spec.onednn->bf16Efficiency)
+      root["onednn"]["bf16_efficiency"] = *spec.onednn->bf16Efficiency;
+  }
   if (spec.codegen)
     root["codegen"] = {
         {"tiled_f32_efficiency", spec.codegen->tiledF32Efficiency},

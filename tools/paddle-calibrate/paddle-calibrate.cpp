@@ -564,10 +564,12 @@ Problem convProblem(int64_t c, int64_t f, int64_t h) {
 }
 
 /// Best time of one call of `problem` compiled with `library` (and tiling
-/// on or off), on the calling thread alone; an error message on failure.
-Expected<double> timeProblem(mlir::MLIRContext &context, const Problem &problem,
-                             mlir::paddle::LibraryChoice library, bool tile,
-                             double budgetS) {
+/// on or off, in `precision`), on the calling thread alone; an error
+/// message on failure.
+Expected<double>
+timeProblem(mlir::MLIRContext &context, const Problem &problem,
+            mlir::paddle::LibraryChoice library, bool tile, double budgetS,
+            mlir::paddle::Precision precision = mlir::paddle::Precision::F32) {
   auto fail = [](const Twine &message) -> Error {
     return createStringError(inconvertibleErrorCode(), message);
   };
@@ -578,6 +580,7 @@ Expected<double> timeProblem(mlir::MLIRContext &context, const Problem &problem,
   mlir::paddle::JitOptions options;
   options.library = library;
   options.tileAndVectorize = tile;
+  options.precision = precision;
   auto jit = mlir::paddle::JitModule::create(*module, options);
   if (!jit)
     return jit.takeError();
@@ -647,9 +650,13 @@ struct LibraryFit {
   std::string notes;
 };
 
-Expected<LibraryFit> measureLibraryChoice(double peakOneCore, double bandwidth,
-                                          bool quick) {
+/// `bf16PeakOneCore`: one core's bf16 peak where the CPU has a bf16 unit;
+/// then oneDNN's bf16 efficiency is measured too.
+Expected<LibraryFit> measureLibraryChoice(double peakOneCore,
+                                          std::optional<double> bf16PeakOneCore,
+                                          double bandwidth, bool quick) {
   using mlir::paddle::LibraryChoice;
+  using mlir::paddle::Precision;
   mlir::DialectRegistry registry;
   mlir::paddle::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
@@ -658,9 +665,9 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore, double bandwidth,
   // shared machine's other load disturbs one thread least.
   paddle_set_num_threads(1);
   double budget = quick ? 0.05 : 0.3;
-  auto time = [&](const Problem &p, LibraryChoice lib,
-                  bool tile) -> Expected<double> {
-    return timeProblem(context, p, lib, tile, budget);
+  auto time = [&](const Problem &p, LibraryChoice lib, bool tile,
+                  Precision precision = Precision::F32) -> Expected<double> {
+    return timeProblem(context, p, lib, tile, budget, precision);
   };
   Problem tiny = matmulProblem(8, 8, 8);
   std::vector<Problem> large = {matmulProblem(256, 256, 256)};
@@ -681,14 +688,16 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore, double bandwidth,
   // fixed costs of a call), as a fraction of one core's peak; the lower
   // median over the problems.
   auto efficiency = [&](const std::vector<Problem> &problems, LibraryChoice lib,
-                        bool tile, double fixed,
-                        std::string &detail) -> Expected<double> {
+                        bool tile, double fixed, std::string &detail,
+                        Precision precision = Precision::F32,
+                        double peak = 0) -> Expected<double> {
     std::vector<double> values;
     for (const Problem &p : problems) {
-      Expected<double> t = time(p, lib, tile);
+      Expected<double> t = time(p, lib, tile, precision);
       if (!t)
         return t.takeError();
-      double e = p.flops / std::max(*t - fixed, 1e-9) / peakOneCore;
+      double e =
+          p.flops / std::max(*t - fixed, 1e-9) / (peak ? peak : peakOneCore);
       values.push_back(std::clamp(e, 1e-4, 1.0));
       detail += formatv(" {0:F1} GFLOP/s", p.flops / *t / 1e9).str();
     }
@@ -728,6 +737,23 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore, double bandwidth,
   fit.codegen.memoryEfficiency =
       std::clamp(thinBytes / *thinOurs / bandwidth, 1e-4, 1.0);
   fit.onednn.f32Efficiency = *lib;
+  // bf16: the same matmuls with bf16 inputs (--precision bf16: oneDNN's
+  // bf16 kernels, AMX where the CPU has it) against one core's bf16 peak;
+  // the fixed cost is the bf16 8x8x8 call's.
+  std::string bf16Detail;
+  if (bf16PeakOneCore) {
+    Expected<double> tinyBF16 =
+        time(tiny, LibraryChoice::OneDnn, true, Precision::BF16);
+    if (!tinyBF16)
+      return tinyBF16.takeError();
+    Expected<double> bf16 =
+        efficiency(large, LibraryChoice::OneDnn, true, *tinyBF16, bf16Detail,
+                   Precision::BF16, *bf16PeakOneCore);
+    if (!bf16)
+      return bf16.takeError();
+    fit.onednn.bf16Efficiency = *bf16;
+    bf16Detail = "; oneDNN bf16" + bf16Detail;
+  }
   fit.codegen.tiledF32Efficiency = *tiled;
   // Geometric mean: the two kinds of scalar loops differ by a factor, and
   // neither should dominate.
@@ -741,10 +767,10 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore, double bandwidth,
   fit.onednn.callOverheadS = std::max(0.0, *tinyLib - *tinyOurs - modelled);
   fit.notes =
       formatv(" Library choice (1 thread): 8x8x8 matmul {0:F2} us in "
-              "oneDNN, {1:F2} us ours; oneDNN{2}; ours tiled{3}; ours "
+              "oneDNN, {1:F2} us ours; oneDNN{2}{6}; ours tiled{3}; ours "
               "scalar (conv, untiled matmul){4}; ours 1x4096x2048 {5:F1} GB/s.",
               *tinyLib * 1e6, *tinyOurs * 1e6, libDetail, tiledDetail,
-              scalarDetail, thinBytes / *thinOurs / 1e9)
+              scalarDetail, thinBytes / *thinOurs / 1e9, bf16Detail)
           .str();
   return fit;
 }
@@ -792,10 +818,14 @@ int main(int argc, char **argv) {
   spec.peakFlopsPerS[SpecDType::F32] = f32;
   spec.peakFlopsPerS[SpecDType::F64] = f64;
   std::string narrowMissing, narrowNotes;
+  std::optional<double> bf16One;
   for (const NarrowPeak &p : narrowPeaks(narrowMissing)) {
     double peak =
         measurePeak(cores, p.flopsPerIteration, p.loop, p.iterations, peakReps);
     spec.peakFlopsPerS[p.type] = peak;
+    if (p.type == SpecDType::BF16)
+      bf16One =
+          measurePeak(1, p.flopsPerIteration, p.loop, p.iterations, peakReps);
     narrowNotes += formatv(" {0}: {1} ({2:e3} FLOP/s).",
                            stringifySpecDType(p.type), p.how, peak)
                        .str();
@@ -825,8 +855,8 @@ int main(int argc, char **argv) {
 
   spec.callOverheadS = measureForkJoin(cores, quick ? 200 : 2000);
 
-  Expected<LibraryFit> fit =
-      measureLibraryChoice(f32One, spec.memoryBandwidthBytesPerS, quick);
+  Expected<LibraryFit> fit = measureLibraryChoice(
+      f32One, bf16One, spec.memoryBandwidthBytesPerS, quick);
   if (!fit) {
     errs() << "paddle-calibrate: measuring the library choice: "
            << toString(fit.takeError()) << "\n";
@@ -868,11 +898,12 @@ int main(int argc, char **argv) {
   errs() << format(
       "paddle-calibrate: f32 %.4g FLOP/s (%s, %d cores), "
       "memory %.4g B/s, call overhead %.3g us; oneDNN %.3f of "
-      "peak + %.3g us per call, ours %.3f tiled, %.3f scalar, "
+      "peak (bf16 %.3f) + %.3g us per call, ours %.3f tiled, %.3f scalar, "
       "%.3f of the bandwidth\n",
       f32, isa->name, cores, spec.memoryBandwidthBytesPerS,
       spec.callOverheadS * 1e6, spec.onednn->f32Efficiency,
-      spec.onednn->callOverheadS * 1e6, spec.codegen->tiledF32Efficiency,
-      spec.codegen->scalarF32Efficiency, spec.codegen->memoryEfficiency);
+      spec.onednn->bf16Efficiency.value_or(0), spec.onednn->callOverheadS * 1e6,
+      spec.codegen->tiledF32Efficiency, spec.codegen->scalarF32Efficiency,
+      spec.codegen->memoryEfficiency);
   return 0;
 }

@@ -54,6 +54,10 @@ struct OneDnnSpec {
   /// Fraction of the f32 peak oneDNN's matmul and convolution reach on
   /// compute-bound problems, per core ("f32_efficiency", in (0, 1]).
   double f32Efficiency = 0;
+  /// Fraction of the bf16 peak oneDNN reaches on bf16 inputs (AMX or
+  /// AVX512-BF16 kernels; "bf16_efficiency", optional, in (0, 1]). Absent:
+  /// f32Efficiency.
+  std::optional<double> bf16Efficiency;
   /// What one oneDNN call costs on top of a generated kernel of the same
   /// op: primitive cache lookup, memory objects, stream, OpenMP team
   /// ("call_overhead_s").
