@@ -945,6 +945,46 @@ TEST(OneDnn, MatmulsWithRunTimeWeightsTimeOneDnnsImplementations) {
   paddle_onednn_set_timed_choice(1);
 }
 
+TEST(OneDnn, LargeMatmulsWithRunTimeWeightsStartFromGemmJit) {
+  // c = a * b with b a run-time operand: from 2.5e8 FLOPs (512^3) the
+  // timed choice starts from gemm:jit instead of oneDNN's brg (4-20%
+  // faster there on the Xeon VM); a 256^3 product keeps oneDNN's order.
+  // With timed choice off, oneDNN's first pick stays.
+  struct Case {
+    int64_t n;
+    int timed;
+    int64_t starts;
+  };
+  for (Case k : {Case{512, 1, 1}, Case{256, 1, 0}, Case{512, 0, 0}}) {
+    paddle_onednn_set_timed_choice(k.timed);
+    // Each case its own problem: one more row than the last.
+    const int64_t M = k.n + k.timed + (k.n == 256), K = k.n, N = k.n;
+    std::vector<float> a(M * K), b(K * N), c(M * N);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = std::sin(0.37 * i);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = std::cos(0.11 * i) / 4;
+    Memref ma(a.data(), {M, K}, {K, 1}), mb(b.data(), {K, N}, {N, 1}),
+        mc(c.data(), {M, N}, {N, 1});
+    int64_t map = pack({0, 1});
+    int64_t before = paddle_onednn_preferred_starts();
+    matmul(ma, mb, mc, map, map, map, /*accumulate=*/0, Extras{});
+    if (__builtin_cpu_supports("avx512f"))
+      EXPECT_EQ(paddle_onednn_preferred_starts() - before, k.starts)
+          << "n " << k.n << " timed " << k.timed;
+    // Every 7th row against float64.
+    for (int64_t m = 0; m < M; m += 7)
+      for (int64_t n = 0; n < N; ++n) {
+        double y = 0;
+        for (int64_t i = 0; i < K; ++i)
+          y += double(a[m * K + i]) * b[i * N + n];
+        ASSERT_NEAR(c[m * N + n], y, 1e-3)
+            << "n " << k.n << " at " << m << "," << n;
+      }
+  }
+  paddle_onednn_set_timed_choice(1);
+}
+
 TEST(OneDnn, MatmulsWithConstantWeightsTimeOneDnnsImplementations) {
   // c = a * b + bias with b constant: oneDNN offers brg (blocked weights)
   // and gemm:jit (plain) kernels for it on x86, and with timed choice both

@@ -207,6 +207,11 @@ int64_t paddle_onednn_winograd_transforms(void);
  * (onednn.cpp, chooseImplementation) since the process started, for tests. */
 int64_t paddle_onednn_timed_candidates(void);
 
+/* Matmuls whose timed choice started from `gemm:jit` instead of oneDNN's
+ * first pick (large products with a run-time B; docs/onednn.md, "Timed
+ * choice") since the process started, for tests. */
+int64_t paddle_onednn_preferred_starts(void);
+
 /* With 0, convolutions and matmuls with a run-time B take oneDNN's first
  * implementation instead of the fastest of its candidates timed when the
  * primitive is created (also PADDLE_ONEDNN_TIMED_CHOICE=0 at start); for
