@@ -1355,17 +1355,17 @@ void matmul(const Logical &a, const Logical &b, const Logical &c,
     // problem. An f32 input converted to bf16 for the call keeps the first
     // pick (bf16 inputs are timed too).
     //
-    // A run-time f32 B of 2.5e8 FLOPs and up (512^3) starts from
-    // `gemm:jit`: on the Xeon VM it ran plain products of that size 4-20%
+    // A 2-D product with a run-time f32 B of 2.5e8 FLOPs and up (512^3)
+    // starts from `gemm:jit`: on the Xeon VM it ran them 4-45%
     // faster than `brg` on 1 thread (512^3 0.94x the time, 1024^3 0.95x,
     // 2048^3 0.91x, 64x4096x1024 0.80x, 128x768x3072 0.55x; 256^3 1.06x)
     // and 0.93-1.01x on 2, interleaved in C++ (docs/onednn.md). The 10%
     // margin kept `brg` where it wins by less, and a product too big to
-    // time (2048^3) kept it untimed.
+    // time (2048^3) kept it untimed. Batched products were not measured.
     double flops = 2.0 * double(product(c.sizes)) * double(a.sizes[rank - 1]);
     constexpr double kGemmJitMinFlops = 2.5e8;
-    bool preferGemm = !cacheWeights && in == memory::data_type::f32 &&
-                      flops >= kGemmJitMinFlops;
+    bool preferGemm = rank == 2 && !cacheWeights &&
+                      in == memory::data_type::f32 && flops >= kGemmJitMinFlops;
     Candidate chosen =
         e.convertA
             ? candidateOf<dnnl::matmul>(pd)
