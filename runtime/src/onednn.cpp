@@ -1072,9 +1072,9 @@ Candidate chooseImplementation(
     const std::function<PrimitiveDesc(const Candidate &)> &alternatives,
     const ExtraLayouts &extra, const std::unordered_map<int, memory> &given,
     const ChoiceRules &rules) {
-  if (!timedChoice.load(std::memory_order_relaxed))
-    return candidateOf<Primitive>(pd);
   Candidate first = candidateOf<Primitive>(pd);
+  if (!timedChoice.load(std::memory_order_relaxed))
+    return first;
   if (rules.preferred && first.name.rfind(rules.preferred, 0) != 0) {
     PrimitiveDesc other = alternatives(first);
     do {

@@ -689,15 +689,16 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore,
   // median over the problems.
   auto efficiency = [&](const std::vector<Problem> &problems, LibraryChoice lib,
                         bool tile, double fixed, std::string &detail,
-                        Precision precision = Precision::F32,
-                        double peak = 0) -> Expected<double> {
+                        Precision precision =
+                            Precision::F32) -> Expected<double> {
+    // bf16 is only timed where its peak was measured.
+    double peak = precision == Precision::BF16 ? *bf16PeakOneCore : peakOneCore;
     std::vector<double> values;
     for (const Problem &p : problems) {
       Expected<double> t = time(p, lib, tile, precision);
       if (!t)
         return t.takeError();
-      double e =
-          p.flops / std::max(*t - fixed, 1e-9) / (peak ? peak : peakOneCore);
+      double e = p.flops / std::max(*t - fixed, 1e-9) / peak;
       values.push_back(std::clamp(e, 1e-4, 1.0));
       detail += formatv(" {0:F1} GFLOP/s", p.flops / *t / 1e9).str();
     }
@@ -746,9 +747,8 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore,
         time(tiny, LibraryChoice::OneDnn, true, Precision::BF16);
     if (!tinyBF16)
       return tinyBF16.takeError();
-    Expected<double> bf16 =
-        efficiency(large, LibraryChoice::OneDnn, true, *tinyBF16, bf16Detail,
-                   Precision::BF16, *bf16PeakOneCore);
+    Expected<double> bf16 = efficiency(large, LibraryChoice::OneDnn, true,
+                                       *tinyBF16, bf16Detail, Precision::BF16);
     if (!bf16)
       return bf16.takeError();
     fit.onednn.bf16Efficiency = *bf16;
