@@ -644,13 +644,14 @@ struct TileAndVectorizePass
     return success();
   }
 
-  /// Generics this pass vectorizes: all dims parallel, an identity output,
-  /// inputs that read the innermost dim contiguously or not at all (the
-  /// outer dims, tiled by 1, may come in any order: a transpose of the
-  /// outer dims, or a broadcast), and a body linalg::vectorize accepts.
+  /// Generics this pass vectorizes: all dims parallel, identity outputs
+  /// (one, or several after multi-output fusion), inputs that read the
+  /// innermost dim contiguously or not at all (the outer dims, tiled by 1,
+  /// may come in any order: a transpose of the outer dims, or a
+  /// broadcast), and a body linalg::vectorize accepts.
   static bool isSimpleElementwise(linalg::GenericOp op) {
     if (op.getNumLoops() == 0 || !op.isAllParallelLoops() ||
-        op.getNumDpsInits() != 1 ||
+        op.getNumDpsInits() == 0 ||
         !hasStaticF32Operands(op, /*bf16Inputs=*/true, /*bf16Outputs=*/true))
       return false;
     // bf16 values (the casts of --precision bf16) are only converted: the

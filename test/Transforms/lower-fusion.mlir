@@ -156,3 +156,58 @@ func.func @transposed_constant_weight(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
   %0 = paddle.matmul %x, %t : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
+
+// -----
+
+// Multi-output fusion: the new moment m' is returned and also read by the
+// parameter update. Both become one generic with two results, the return
+// reads each from it: no other generic is left to compute m' again.
+// CHECK-LABEL: func.func @returned_producer
+// CHECK-NOT: linalg.generic
+// CHECK: %[[F:.*]]:2 = linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 :
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#1, %[[F]]#0
+func.func @returned_producer(%p: tensor<64x256xf32>, %m: tensor<64x256xf32>, %g: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %b1 = paddle.constant dense<0.9> : tensor<f32>
+  %b2 = paddle.constant dense<0.1> : tensor<f32>
+  %lr = paddle.constant dense<0.01> : tensor<f32>
+  %a = paddle.mul %m, %b1 : tensor<64x256xf32>, tensor<f32> -> tensor<64x256xf32>
+  %b = paddle.mul %g, %b2 : tensor<64x256xf32>, tensor<f32> -> tensor<64x256xf32>
+  %mn = paddle.add %a, %b : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
+  %s = paddle.mul %mn, %lr : tensor<64x256xf32>, tensor<f32> -> tensor<64x256xf32>
+  %pn = paddle.sub %p, %s : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
+  return %pn, %mn : tensor<64x256xf32>, tensor<64x256xf32>
+}
+
+// -----
+
+// Not multi-output fusion: the consumer reads the returned value broadcast
+// (a row of it for every row), so the fused op would compute and write each
+// element once per row. The two stay apart.
+// CHECK-LABEL: func.func @returned_producer_read_broadcast
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<256xf32>)
+// CHECK: %[[O:.*]] = linalg.generic {{.*}} ins(%arg0, %[[R]] : tensor<64x256xf32>, tensor<256xf32>)
+// CHECK: return %[[O]], %[[R]]
+func.func @returned_producer_read_broadcast(%x: tensor<64x256xf32>, %v: tensor<256xf32>) -> (tensor<64x256xf32>, tensor<256xf32>) {
+  %e = paddle.exp %v : tensor<256xf32> -> tensor<256xf32>
+  %y = paddle.mul %x, %e : tensor<64x256xf32>, tensor<256xf32> -> tensor<64x256xf32>
+  return %y, %e : tensor<64x256xf32>, tensor<256xf32>
+}
+
+// -----
+
+// Not multi-output fusion either: the value has a second reader that is
+// an op, not the return (the rule only covers values that leave the
+// function), so each reader keeps reading it from memory.
+// CHECK-LABEL: func.func @producer_with_two_readers
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<64x256xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %arg1 :
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %arg2 :
+func.func @producer_with_two_readers(%x: tensor<64x256xf32>, %a: tensor<64x256xf32>, %b: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %e = paddle.exp %x : tensor<64x256xf32> -> tensor<64x256xf32>
+  %y = paddle.add %e, %a : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
+  %z = paddle.mul %e, %b : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
+  return %y, %z : tensor<64x256xf32>, tensor<64x256xf32>
+}

@@ -82,6 +82,36 @@ func.func @add_tanh(%x: memref<64x128xf32>, %y: memref<128xf32>, %z: memref<64x1
 
 // -----
 
+// A multi-output generic (paddle-lower-fusion's multi-output fusion: a
+// moment update that is also returned, with the parameter update that
+// reads it) is tiled and vectorized like one with one output: each output
+// is one vector store per tile.
+// CHECK-LABEL: func.func @two_outputs(
+// CHECK-NOT: linalg.generic
+// AVX512: scf.parallel {{.*}} step (%{{.*}}, %c16)
+// AVX512: %[[M:.*]] = arith.addf {{.*}} : vector<16xf32>
+// AVX512: %[[P:.*]] = arith.subf {{.*}}, %{{.*}} : vector<16xf32>
+// AVX512-DAG: vector.store %[[M]]
+// AVX512-DAG: vector.store %[[P]]
+// AVX2: scf.parallel {{.*}} step (%{{.*}}, %c8)
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two_outputs(%p: memref<64x128xf32>, %m: memref<64x128xf32>, %g: memref<64x128xf32>) {
+  %b = arith.constant 0.9 : f32
+  %lr = arith.constant 0.01 : f32
+  linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%g : memref<64x128xf32>) outs(%m, %p : memref<64x128xf32>, memref<64x128xf32>) {
+  ^bb0(%gi: f32, %mi: f32, %pi: f32):
+    %s = arith.mulf %mi, %b : f32
+    %n = arith.addf %s, %gi : f32
+    %u = arith.mulf %n, %lr : f32
+    %q = arith.subf %pi, %u : f32
+    linalg.yield %n, %q : f32, f32
+  }
+  return
+}
+
+// -----
+
 // Left for the scalar loops: dynamic shapes, other element types, a
 // transposed read, a reduction, and shapes no register tile divides.
 // CHECK-LABEL: func.func @dynamic(

@@ -16,10 +16,12 @@
 //
 // Outside the groups, elementwise fusion runs with a conservative rule: a
 // producer with one use is fused unless its consumer reads it broadcast and
-// it computes more than a copy (paddle-fuse made the cost-based choices);
-// linalg ops on constants (transposed weights) are folded. Last, inits that
-// CSE shared between ops (a zero-filled accumulator) are cloned per op, so
-// that bufferization writes each in place instead of copying it.
+// it computes more than a copy (paddle-fuse made the cost-based choices),
+// and so is one whose other uses return its value, which the fused op then
+// writes as a result of its own (multi-output fusion); linalg ops on constants
+// (transposed weights) are folded. Last, inits that CSE shared between ops (a
+// zero-filled accumulator) are cloned per op, so that bufferization writes each
+// in place instead of copying it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,6 +192,59 @@ SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp root, Block &body,
     return SmallVector<int64_t>(ranges.size(), 0);
   return sizes;
 }
+
+/// Multi-output fusion outside the groups: a producer whose other uses
+/// return its value from the function is fused into its consumer anyway,
+/// and the fused op writes that value as a result of its own, which the
+/// return then reads. An optimizer's step returns the new moments and also
+/// reads them for the parameter update: one pass over the parameter's
+/// arrays instead of three. (Upstream's elementwise fusion pattern leaves
+/// such a producer for its other uses and computes its value a second time
+/// inside the consumer.) Both ops are all-parallel and the consumer reads
+/// the value elementwise, so each element is computed and written once.
+struct FuseReturnedProducer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!consumer.isAllParallelLoops())
+      return failure();
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() ||
+          !producer.isAllParallelLoops() || consumer.isDpsInit(&operand) ||
+          !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
+          !llvm::all_of(producer->getUses(),
+                        [&](OpOperand &use) {
+                          return use.getOwner() == consumer ||
+                                 isa<func::ReturnOp>(use.getOwner());
+                        }) ||
+          !linalg::areElementwiseOpsFusable(&operand))
+        continue;
+      // Every returned result of the producer must come out of the fused
+      // op, or it would stay and be computed twice.
+      llvm::SmallDenseSet<int> kept =
+          linalg::getPreservedProducerResults(producer, consumer, &operand);
+      if (!llvm::all_of(producer->getOpResults(), [&](OpResult result) {
+            return kept.contains(result.getResultNumber()) ||
+                   llvm::all_of(result.getUsers(), [&](Operation *user) {
+                     return user == consumer;
+                   });
+          }))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      for (auto [from, to] : fused->replacements)
+        rewriter.replaceAllUsesWith(from, to);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
 
 /// Folds a linalg op that only permutes a constant (linalg.transpose or a
 /// generic copy: a transposed weight, ONNX Gemm's transB) into a constant,
@@ -542,6 +597,7 @@ void LowerFusionPass::runOnOperation() {
   // Elementwise fusion between what the groups left.
   RewritePatternSet patterns(&getContext());
   linalg::populateElementwiseOpsFusionPatterns(patterns, fuseOutsideGroups);
+  patterns.add<FuseReturnedProducer>(&getContext());
   // Transposes and reshapes of constant weights (ONNX Gemm's transB) fold
   // at compile time instead of running on every call.
   patterns.add<FoldConstantPermutation>(&getContext());
