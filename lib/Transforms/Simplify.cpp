@@ -270,12 +270,78 @@ struct MergeScales : OpRewritePattern<MulOp> {
   }
 };
 
+/// Whether `perm` swaps the last two dims and keeps the others in place.
+bool swapsLastTwo(ArrayRef<int64_t> perm) {
+  int64_t n = perm.size();
+  if (n < 2 || perm[n - 2] != n - 1 || perm[n - 1] != n - 2)
+    return false;
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+std::optional<int64_t> staticElements(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return type.getNumElements();
+}
+
+/// transpose(matmul(a, b)) = matmul(transpose(b), transpose(a)), every
+/// transpose swapping the last two dims, where that moves fewer elements:
+/// a transpose of a transpose composes away, and a transposed operand that
+/// only the matmul reads is not needed any more. Reverse-mode autodiff of
+/// x @ transpose(W) (a Linear layer with torch's [out, in] weight) gives
+/// the weight's gradient as transpose(transpose(x) @ dy): copies of x and
+/// of the whole gradient, where matmul(transpose(dy), x) copies dy once
+/// (the train MLP's first layer: 250K elements moved per step, then 16K).
+struct TransposeOfMatmul : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto matmul = op.getX().getDefiningOp<MatmulOp>();
+    if (!matmul || !matmul->hasOneUse() || !swapsLastTwo(op.getPerm()))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    Value a = matmul->getOperand(0), b = matmul->getOperand(1);
+    std::optional<int64_t> out = staticElements(op), sizeA = staticElements(a),
+                           sizeB = staticElements(b);
+    // Operands of the result's rank: no batch dims broadcast in.
+    if (!type || !out || !sizeA || !sizeB ||
+        cast<RankedTensorType>(a.getType()).getRank() != type.getRank() ||
+        cast<RankedTensorType>(b.getType()).getRank() != type.getRank())
+      return failure();
+    auto isSwap = [](Value v) {
+      auto t = v.getDefiningOp<TransposeOp>();
+      return t && swapsLastTwo(t.getPerm());
+    };
+    // Elements moved by transposes now and after the rewrite.
+    int64_t before = *out, after = 0;
+    for (auto [v, size] : {std::pair(a, *sizeA), std::pair(b, *sizeB)}) {
+      if (isSwap(v))
+        before += v.hasOneUse() ? size : 0;
+      else
+        after += size;
+    }
+    if (after >= before)
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<int64_t> perm(op.getPerm());
+    auto swap = rewriter.getDenseI64ArrayAttr(perm);
+    Value bT = TransposeOp::create(rewriter, loc, b, swap);
+    Value aT = TransposeOp::create(rewriter, loc, a, swap);
+    rewriter.replaceOpWithNewOp<MatmulOp>(op, type, bT, aT);
+    return success();
+  }
+};
+
 struct SimplifyPass : paddle::impl::SimplifyPassBase<SimplifyPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<GatherOfTranspose, TransposeOfUnitDims,
-                 TransposeThroughUnitReshape, ScaleOutOfMatmul, MergeScales>(
-        &getContext());
+                 TransposeThroughUnitReshape, ScaleOutOfMatmul, MergeScales,
+                 TransposeOfMatmul>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

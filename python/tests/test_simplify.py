@@ -101,3 +101,37 @@ def test_attention_head_split_is_simplified(tmp_path):
     assert len(scale) == 1, ir
     value = float(scale[0].split("dense<")[1].split(">")[0])
     assert abs(value - 1 / np.sqrt(D)) < 1e-7, ir
+
+
+# A Linear layer's weight gradient as reverse-mode autodiff writes it,
+# transpose(transpose(x) @ dy), 2-D and batched.
+WEIGHT_GRAD = """
+func.func @main(%x: tensor<64x96xf32>, %dy: tensor<64x40xf32>, %p: tensor<3x16x48xf32>, %q: tensor<3x16x8xf32>) -> (tensor<40x96xf32>, tensor<3x8x48xf32>) {
+  %xt = paddle.transpose %x perm = [1, 0] : tensor<64x96xf32> -> tensor<96x64xf32>
+  %g = paddle.matmul %xt, %dy : tensor<96x64xf32>, tensor<64x40xf32> -> tensor<96x40xf32>
+  %w = paddle.transpose %g perm = [1, 0] : tensor<96x40xf32> -> tensor<40x96xf32>
+  %pt = paddle.transpose %p perm = [0, 2, 1] : tensor<3x16x48xf32> -> tensor<3x48x16xf32>
+  %h = paddle.matmul %pt, %q : tensor<3x48x16xf32>, tensor<3x16x8xf32> -> tensor<3x48x8xf32>
+  %b = paddle.transpose %h perm = [0, 2, 1] : tensor<3x48x8xf32> -> tensor<3x8x48xf32>
+  return %w, %b : tensor<40x96xf32>, tensor<3x8x48xf32>
+}"""
+
+
+def test_transpose_of_matmul_matches_numpy(tmp_path):
+    # The rewrite fired (one transpose of dy and one of q left, the products'
+    # operands swapped), and the results still equal float64 numpy.
+    path = tmp_path / "g.mlir"
+    path.write_text(WEIGHT_GRAD)
+    out = subprocess.run([str(PADDLE_OPT), str(path), "--paddle-simplify"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "paddle.transpose %arg1 perm = [1, 0]" in out, out
+    assert "paddle.transpose %arg3 perm = [0, 2, 1]" in out, out
+    assert out.count("paddle.transpose") == 2, out
+    rng = np.random.default_rng(11)
+    x, dy = rng.standard_normal((64, 96)), rng.standard_normal((64, 40))
+    p, q = rng.standard_normal((3, 16, 48)), rng.standard_normal((3, 16, 8))
+    inputs = [a.astype(np.float32) for a in (x, dy, p, q)]
+    w, b = run_module(tmp_path, WEIGHT_GRAD, inputs)
+    np.testing.assert_allclose(w, (x.T @ dy).T, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(b, np.swapaxes(np.swapaxes(p, 1, 2) @ q, 1, 2),
+                               rtol=RTOL, atol=ATOL)

@@ -163,3 +163,48 @@ func.func @scale_out_of_matmul_no(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: 
   %p = paddle.matmul %a, %bs : tensor<8x4xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
   return %m, %n, %o, %p, %bs : tensor<8x8xf32>, tensor<1x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// The weight gradient of a Linear layer as reverse-mode autodiff writes it,
+// transpose(transpose(x) @ dy): the gradient comes out of
+// matmul(transpose(dy), x) in its own layout, and only dy (64x256) is
+// transposed instead of x (64x784) and the whole gradient (256x784).
+// Batched, the batch dim stays in place.
+// CHECK-LABEL: func.func @transpose_of_matmul
+// CHECK: %[[DT:.*]] = paddle.transpose %arg1 perm = [1, 0] : tensor<64x256xf32> -> tensor<256x64xf32>
+// CHECK: %[[W:.*]] = paddle.matmul %[[DT]], %arg0 : tensor<256x64xf32>, tensor<64x784xf32> -> tensor<256x784xf32>
+// CHECK: %[[BT:.*]] = paddle.transpose %arg3 perm = [0, 2, 1] : tensor<4x16x8xf32> -> tensor<4x8x16xf32>
+// CHECK: %[[B:.*]] = paddle.matmul %[[BT]], %arg2 : tensor<4x8x16xf32>, tensor<4x16x64xf32> -> tensor<4x8x64xf32>
+// CHECK-NOT: paddle.transpose
+// CHECK: return %[[W]], %[[B]]
+func.func @transpose_of_matmul(%x: tensor<64x784xf32>, %dy: tensor<64x256xf32>, %p: tensor<4x16x64xf32>, %q: tensor<4x16x8xf32>) -> (tensor<256x784xf32>, tensor<4x8x64xf32>) {
+  %xt = paddle.transpose %x perm = [1, 0] : tensor<64x784xf32> -> tensor<784x64xf32>
+  %g = paddle.matmul %xt, %dy : tensor<784x64xf32>, tensor<64x256xf32> -> tensor<784x256xf32>
+  %w = paddle.transpose %g perm = [1, 0] : tensor<784x256xf32> -> tensor<256x784xf32>
+  %pt = paddle.transpose %p perm = [0, 2, 1] : tensor<4x16x64xf32> -> tensor<4x64x16xf32>
+  %h = paddle.matmul %pt, %q : tensor<4x64x16xf32>, tensor<4x16x8xf32> -> tensor<4x64x8xf32>
+  %b = paddle.transpose %h perm = [0, 2, 1] : tensor<4x64x8xf32> -> tensor<4x8x64xf32>
+  return %w, %b : tensor<256x784xf32>, tensor<4x8x64xf32>
+}
+
+// -----
+
+// Left as they are: a product smaller than its operands (moving both
+// would cost more than the one transpose), a product read twice, a
+// transpose that is not a swap of the last two dims, and a batch dim
+// broadcast in.
+// CHECK-LABEL: func.func @transpose_of_matmul_no
+// CHECK-COUNT-4: paddle.transpose %{{.*}} perm
+// CHECK-NOT: paddle.transpose
+func.func @transpose_of_matmul_no(%a: tensor<8x512xf32>, %b: tensor<512x8xf32>, %c: tensor<2x8x8xf32>, %d: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x2x8xf32>, tensor<2x8x8xf32>) {
+  %m = paddle.matmul %a, %b : tensor<8x512xf32>, tensor<512x8xf32> -> tensor<8x8xf32>
+  %t = paddle.transpose %m perm = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  %n = paddle.matmul %d, %d : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+  %u = paddle.transpose %n perm = [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+  %o = paddle.matmul %c, %c : tensor<2x8x8xf32>, tensor<2x8x8xf32> -> tensor<2x8x8xf32>
+  %v = paddle.transpose %o perm = [1, 0, 2] : tensor<2x8x8xf32> -> tensor<8x2x8xf32>
+  %x = paddle.matmul %c, %d : tensor<2x8x8xf32>, tensor<8x8xf32> -> tensor<2x8x8xf32>
+  %y = paddle.transpose %x perm = [0, 2, 1] : tensor<2x8x8xf32> -> tensor<2x8x8xf32>
+  return %t, %u, %n, %v, %y : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x2x8xf32>, tensor<2x8x8xf32>
+}
