@@ -211,3 +211,20 @@ func.func @producer_with_two_readers(%x: tensor<64x256xf32>, %a: tensor<64x256xf
   %z = paddle.mul %e, %b : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
   return %y, %z : tensor<64x256xf32>, tensor<64x256xf32>
 }
+
+// -----
+
+// The returned value read twice by its consumer (m' * m'): one multi-output
+// op still, which reads m, g and p and never its own result.
+// CHECK-LABEL: func.func @returned_producer_read_twice
+// CHECK: %[[F:.*]]:2 = linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 :
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#1, %[[F]]#0
+func.func @returned_producer_read_twice(%p: tensor<64x256xf32>, %m: tensor<64x256xf32>, %g: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %b1 = paddle.constant dense<0.9> : tensor<f32>
+  %a = paddle.mul %m, %b1 : tensor<64x256xf32>, tensor<f32> -> tensor<64x256xf32>
+  %mn = paddle.add %a, %g : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
+  %s = paddle.mul %mn, %mn : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
+  %pn = paddle.sub %p, %s : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
+  return %pn, %mn : tensor<64x256xf32>, tensor<64x256xf32>
+}

@@ -214,9 +214,11 @@ struct FuseReturnedProducer : OpRewritePattern<linalg::GenericOp> {
       if (!producer || producer->hasOneUse() ||
           !producer.isAllParallelLoops() || consumer.isDpsInit(&operand) ||
           !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
+          // The consumer reads it once (the fused op must not read a value
+          // it produces), the others return it.
           !llvm::all_of(producer->getUses(),
                         [&](OpOperand &use) {
-                          return use.getOwner() == consumer ||
+                          return &use == &operand ||
                                  isa<func::ReturnOp>(use.getOwner());
                         }) ||
           !linalg::areElementwiseOpsFusable(&operand))
