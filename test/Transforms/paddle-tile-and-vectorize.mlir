@@ -31,6 +31,22 @@ func.func @matmul(%a: memref<64x512xf32>, %b: memref<512x256xf32>, %c: memref<64
 
 // -----
 
+// N a multiple of 16 but not of 32 (784 = 49 x 16): for 512-bit registers
+// the tile is half as wide and twice as tall (16x16: as many accumulators
+// as the 8x32 one); 256-bit registers keep their 4x16. The column block is
+// the widest multiple of the tile width up to 128 that divides N (112).
+// CHECK-LABEL: func.func @matmul_narrow_n(
+// CHECK: scf.parallel
+// CHECK: memref.subview %{{.*}} [64, 112]
+// AVX512: %[[R:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<16x16xf32>)
+// AVX2: %[[R:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4x16xf32>)
+func.func @matmul_narrow_n(%a: memref<256x64xf32>, %b: memref<64x784xf32>, %c: memref<256x784xf32>) {
+  linalg.matmul ins(%a, %b : memref<256x64xf32>, memref<64x784xf32>) outs(%c : memref<256x784xf32>)
+  return
+}
+
+// -----
+
 // batch_matmul: the batch dim is a parallel dim of the block loop; the tile
 // is the same contraction with a leading unit dim.
 // CHECK-LABEL: func.func @batch_matmul(
