@@ -327,8 +327,7 @@ struct TransposeOfMatmul : OpRewritePattern<TransposeOp> {
     if (after >= before)
       return failure();
     Location loc = op.getLoc();
-    SmallVector<int64_t> perm(op.getPerm());
-    auto swap = rewriter.getDenseI64ArrayAttr(perm);
+    DenseI64ArrayAttr swap = op.getPermAttr();
     Value bT = TransposeOp::create(rewriter, loc, b, swap);
     Value aT = TransposeOp::create(rewriter, loc, a, swap);
     rewriter.replaceOpWithNewOp<MatmulOp>(op, type, bT, aT);

@@ -56,7 +56,7 @@ pickMatmulTiles(int64_t m, int64_t n, int64_t k, int64_t vectorBits) {
   // 16) as 16x16 tiles instead of 8x16: 0.93x the time on 1 thread
   // (median of 9 alternating runs).
   int64_t rows = std::min(mrMax * nrMax / nr, 2 * mrMax);
-  int64_t mr = pickDivisor(m, {rows, rows / 2, rows / 4, rows / 8, 2, 1});
+  int64_t mr = pickDivisor(m, {rows, rows / 2, rows / 4, 2, 1});
   if (!mr)
     return std::nullopt;
   // Blocks: an A panel (MB x KB) and a B panel (KB x NB) stay in L2. NB is
