@@ -43,18 +43,24 @@ def run_all_ways(tmp_path, text, inputs):
     return one, scalar
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_matmul_random_shapes(tmp_path, seed):
-    rng = np.random.default_rng(seed)
-    m = int(rng.choice([4, 8, 24, 64, 136]))
-    n = int(rng.choice([16, 32, 96, 160]))
-    k = int(rng.choice([1, 7, 64, 384]))
+def check_matmul(tmp_path, rng, m, k, n):
+    """relu(a @ b) for random a (m x k) and b (k x n): close to float64 numpy
+    and to the scalar path, 1 and 2 threads bitwise equal."""
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
     out, scalar = run_all_ways(tmp_path, matmul_module((m, k), (k, n), (m, n)), [a, b])
     ref = np.maximum(a.astype(np.float64) @ b.astype(np.float64), 0)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(out, scalar, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_matmul_random_shapes(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.choice([4, 8, 24, 64, 136]))
+    n = int(rng.choice([16, 32, 96, 160]))
+    k = int(rng.choice([1, 7, 64, 384]))
+    check_matmul(tmp_path, rng, m, k, n)
 
 
 @pytest.mark.parametrize("m,k,n", [(256, 64, 784), (48, 7, 48), (32, 33, 80)])
@@ -62,13 +68,7 @@ def test_matmul_narrow_n_tall_tiles(tmp_path, m, k, n):
     # N a multiple of 16 but not of 32: 16x16 register tiles on AVX-512
     # (8x16 before), column blocks of the widest multiple of 16 that divides
     # N; AVX2 machines keep 4x16.
-    rng = np.random.default_rng(m + k + n)
-    a = rng.standard_normal((m, k)).astype(np.float32)
-    b = rng.standard_normal((k, n)).astype(np.float32)
-    out, scalar = run_all_ways(tmp_path, matmul_module((m, k), (k, n), (m, n)), [a, b])
-    ref = np.maximum(a.astype(np.float64) @ b.astype(np.float64), 0)
-    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(out, scalar, rtol=1e-4, atol=1e-4)
+    check_matmul(tmp_path, np.random.default_rng(m + k + n), m, k, n)
 
 
 @pytest.mark.parametrize("seed", range(2))
