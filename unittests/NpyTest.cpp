@@ -105,6 +105,18 @@ TEST(Npy, RejectsMalformedInput) {
                ""),
        "too large"},
       {"version 9", "\x93NUMPY\x09" + good.substr(7), "version"},
+      // numpy keeps a repeated key's last value: reading the first would
+      // give another array than numpy's, so a repeat is an error.
+      {"duplicate descr",
+       makeNpy("{'descr': '<f4', 'descr': '<i4', 'fortran_order': False, "
+               "'shape': (4,), }",
+               std::string(16, '\0')),
+       "the key 'descr' appears twice"},
+      {"duplicate shape",
+       makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), "
+               "'shape': (2,), }",
+               std::string(16, '\0')),
+       "the key 'shape' appears twice"},
   };
   for (const BadCase &c : cases) {
     Parsed p;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "paddle/Execution/OutputFile.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -147,12 +148,10 @@ struct PrintMemoryPlanPass
       return;
     llvm::json::Value document = llvm::json::Object{
         {"alignment", 64}, {"functions", std::move(functions)}};
-    // writeToOutput goes through a temporary file and a rename: a failed
-    // write leaves nothing half-written at `json`.
+    // Whole or not at all, as every output (paddle/Execution/OutputFile.h).
     if (llvm::Error err =
-            llvm::writeToOutput(json, [&](llvm::raw_ostream &out) {
+            paddle::writeOutputFile(json, [&](llvm::raw_ostream &out) {
               out << llvm::formatv("{0:2}", document) << "\n";
-              return llvm::Error::success();
             })) {
       module.emitError() << "cannot write the memory plan to '" << json
                          << "': " << llvm::toString(std::move(err));

@@ -149,10 +149,17 @@ PYBIND11_MODULE(_core, m) {
       if (p)
         std::rethrow_exception(p);
     } catch (const MLIRError &e) {
+      // Messages quote the input, which may be any bytes (a corrupt
+      // bytecode file's names): invalid UTF-8 is replaced, never an error.
+      auto text = [](const std::string &s) {
+        return py::reinterpret_steal<py::str>(
+            PyUnicode_DecodeUTF8(s.data(), (Py_ssize_t)s.size(), "replace"));
+      };
       py::list diags;
       for (const Diagnostic &d : e.diagnostics)
-        diags.append(py::make_tuple(d.severity, d.location, d.message));
-      py::object exc = mlirError(e.message());
+        diags.append(py::make_tuple(text(d.severity), text(d.location),
+                                    text(d.message)));
+      py::object exc = mlirError(text(e.message()));
       exc.attr("diagnostics") = diags;
       PyErr_SetObject(mlirError.ptr(), exc.ptr());
     }

@@ -7,6 +7,9 @@
 
 #include "Core.h"
 
+#include "paddle/Execution/OutputFile.h"
+#include "paddle/Execution/SourceModule.h"
+
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -56,21 +59,40 @@ static std::string print(ModuleOp module, bool debugInfo, bool generic) {
 static ModuleRef parse(ContextRef context, const std::string &text,
                        const std::string &name) {
   MLIRContext *ctx = &context->context;
+  // Untrusted bytes: nesting bounded, bytecode read in a child process
+  // first (paddle/Execution/SourceModule.h), as the tools do. Bytecode is
+  // recognised by its magic number, so bytes parse too.
+  auto buffer = [&] {
+    py::gil_scoped_release release; // bytecode: waits for a child process
+    return paddle::sanitizeModuleBuffer(
+        llvm::MemoryBuffer::getMemBuffer(text, name,
+                                         /*RequiresNullTerminator=*/false),
+        ctx->getDialectRegistry());
+  }();
+  if (!buffer)
+    throw MLIRError{llvm::toString(buffer.takeError()), {}};
   DiagnosticCapture capture(ctx);
-  // Bytecode is recognised by its magic number, so bytes parse too.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, ParserConfig(ctx), name);
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(ctx));
   if (!module)
     capture.fail("cannot parse '" + name + "'");
   return std::make_shared<PaddleModule>(context, std::move(module));
 }
 
 static ModuleRef load(ContextRef context, const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    throwOSError("cannot read '" + path + "': " + buffer.getError().message());
+  auto file = paddle::readModuleFile(path);
+  if (!file)
+    throwOSError(llvm::toString(file.takeError()));
   MLIRContext *ctx = &context->context;
+  auto buffer = [&] {
+    py::gil_scoped_release release; // bytecode: waits for a child process
+    return paddle::sanitizeModuleBuffer(std::move(*file),
+                                        ctx->getDialectRegistry());
+  }();
+  if (!buffer)
+    throw MLIRError{llvm::toString(buffer.takeError()), {}};
   DiagnosticCapture capture(ctx);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
@@ -89,18 +111,20 @@ static std::string toBytecode(ModuleOp module) {
   return bytes;
 }
 
+/// Writes `path` through the runtime's output files, as the tools do: a
+/// temporary file published by a rename (a device node or FIFO is written
+/// into, not replaced), removed by a failure or a signal.
+static void writeFile(const std::string &path, llvm::StringRef contents) {
+  if (llvm::Error error = mlir::paddle::writeOutputFile(
+          path, [&](llvm::raw_ostream &os) { os << contents; }))
+    throwOSError(llvm::toString(std::move(error)));
+}
+
 static void save(PaddleModule &m, const std::string &path) {
   bool bytecode = llvm::StringRef(path).ends_with(".mlirbc");
   std::string contents =
       bytecode ? toBytecode(m.get()) : print(m.get(), true, false);
-  // writeToOutput writes a temporary file next to `path` and renames it, so
-  // a failure leaves no partial file behind.
-  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << contents;
-        return llvm::Error::success();
-      }))
-    throwOSError("cannot write '" + path +
-                 "': " + llvm::toString(std::move(error)));
+  writeFile(path, contents);
 }
 
 static void runPasses(PaddleModule &m, const std::string &pipeline) {
@@ -228,6 +252,17 @@ void bindModule(py::module_ &mod) {
           },
           py::arg("name"), py::arg("arg_types"), py::arg("result_types"),
           "Adds a private func.func declaration (no body)");
+  mod.def(
+      "write_file",
+      [](const std::string &path, const py::bytes &data) {
+        std::string contents = data;
+        writeFile(path, contents);
+      },
+      py::arg("path"), py::arg("data"),
+      "Writes `data` to `path` whole or not at all, as the tools write "
+      "files: a temporary file renamed over a regular file, a device node "
+      "or FIFO written into (never replaced), removed by a failure or a "
+      "signal; OSError names the path and the reason");
 }
 
 } // namespace paddle_py

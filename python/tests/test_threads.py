@@ -130,7 +130,7 @@ def test_aot_executable_threads_match_jit(tmp_path, rng):
         assert np.load(out / "rows_0.npy").tobytes() == jit.tobytes()
     bad = subprocess.run([str(exe), "--threads", "0"], capture_output=True, text=True)
     assert bad.returncode == 1
-    assert "--threads expects a count of at least 1, got '0'" in bad.stderr
+    assert "--threads expects a count from 1 to 4096, got '0'" in bad.stderr
 
 
 @pytest.mark.parametrize("user_env, libgomp_reads, left_in_environ", [

@@ -307,15 +307,15 @@ int main(int argc, char **argv) {
   fclose(f);
   paddle_status_t s = NULL;
   if (argc > 4)
-    s = paddle_module_load_weights(argv[4]);
+    s = mlp_load_weights(argv[4]);
   paddle_tensor_t in = {PADDLE_F32, 2, {rows, 64}, x}, p, c;
   if (!s)
-    s = mlp(&in, &p, &c);
+    s = mlp_mlp(&in, &p, &c);
   if (s) {
     fprintf(stderr, "error %d: %s\n", (int)paddle_status_code(s), paddle_status_message(s));
     paddle_status_free(s);
     /* A second call reports the same failure (it is kept, not retried). */
-    s = mlp(&in, &p, &c);
+    s = mlp_mlp(&in, &p, &c);
     if (s) fprintf(stderr, "again: %s\n", paddle_status_message(s));
     paddle_status_free(s);
     free(x);
@@ -344,9 +344,9 @@ def test_shared_object_with_sidecar(mlp, tmp_path):
         assert proc.returncode == 0, proc.stderr
         assert (folder / "libmlp.so.weights").exists() == (kind == "sidecar")
         header = (folder / "libmlp.h").read_text()
-        assert ("paddle_module_load_weights" in header) == (kind == "sidecar")
+        assert ("mlp_load_weights" in header) == (kind == "sidecar")
         (folder / "main.c").write_text(C_PROGRAM if kind == "sidecar" else
-                                       C_PROGRAM.replace("paddle_module_load_weights(argv[4])",
+                                       C_PROGRAM.replace("mlp_load_weights(argv[4])",
                                                          "NULL"))
         main = folder / "main"
         cc = subprocess.run(["cc", "-Wall", "-Werror", f"-I{folder}",
@@ -454,7 +454,7 @@ int main(int argc, char **argv) {
   mlp_fn fns[2];
   for (int m = 0; m < 2; ++m) {
     void *h = dlopen(argv[1 + m], RTLD_NOW | RTLD_LOCAL);
-    if (!h || !(fns[m] = (mlp_fn)dlsym(h, "mlp"))) {
+    if (!h || !(fns[m] = (mlp_fn)dlsym(h, "mlp_mlp"))) {
       fprintf(stderr, "%s\n", dlerror());
       return 2;
     }

@@ -62,13 +62,17 @@ extern "C" paddle_status_t paddle_executable_load(const char *path,
   *out = nullptr;
   // Check the file before dlopen, which trusts its headers.
   {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-      return paddle_status_create(PADDLE_IO_ERROR, "cannot load '%s': %s", path,
-                                  strerror(errno));
+    paddle::runtime::InputFile f;
+    if (paddle_status_t s = f.open(path, "cannot load"))
+      return s;
+    // dlopen maps files: a library is a regular file (and never endless).
+    if (!f.regular())
+      return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                  "cannot load '%s': not a regular file", path);
     std::string bytes;
-    if (!paddle::runtime::readAndClose(f, bytes))
-      return paddle_status_create(PADDLE_IO_ERROR, "cannot read '%s'", path);
+    std::string what = std::string("'") + path + "'";
+    if (paddle_status_t s = f.readRest(bytes, f.remaining(), what.c_str()))
+      return s;
     if (paddle_status_t s =
             paddle_check_shared_object(bytes.data(), bytes.size(), path))
       return s;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -57,12 +58,20 @@ paddle_status_t err(const char *what) {
                               what);
 }
 
-/// Finds `'key':` in the header dict and returns the position after it.
+constexpr size_t kDuplicateKey = std::string::npos - 1;
+constexpr size_t kMaxHeaderBytes = 1 << 20;
+
+/// Finds `'key':` in the header dict and returns the position after it
+/// (npos when missing, kDuplicateKey when the key appears twice).
 size_t findKey(const std::string &h, const char *key) {
   std::string k1 = std::string("'") + key + "'";
   size_t p = h.find(k1);
   if (p == std::string::npos)
     return p;
+  // numpy's literal_eval keeps a repeated key's last value; a reader that
+  // took the first would see another array than numpy does.
+  if (h.find(k1, p + 1) != std::string::npos)
+    return kDuplicateKey;
   p += k1.size();
   while (p < h.size() && h[p] == ' ')
     ++p;
@@ -74,16 +83,23 @@ size_t findKey(const std::string &h, const char *key) {
   return p;
 }
 
-} // namespace
+/// What a .npy header says: the element type, the shape and where the data
+/// starts.
+struct Header {
+  paddle_dtype_t dtype = PADDLE_DTYPE_INVALID;
+  int32_t rank = 0;
+  int64_t shape[PADDLE_MAX_RANK] = {};
+  size_t dataStart = 0;
+  unsigned __int128 dataBytes = 0;
+};
 
-extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
-                                            paddle_tensor_t *out) {
-  memset(out, 0, sizeof(*out));
-  const unsigned char *b = (const unsigned char *)bytes;
+/// The size of the fixed prelude and of the header after it, from the
+/// first 12 bytes (`size` of them available).
+paddle_status_t parsePrelude(const unsigned char *b, size_t size,
+                             size_t &headerStart, size_t &headerLen) {
   if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
     return err("missing the \\x93NUMPY magic");
   unsigned major = b[6];
-  size_t headerLen, headerStart;
   if (major == 1) {
     headerLen = b[8] | (b[9] << 8);
     headerStart = 10;
@@ -97,11 +113,17 @@ extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
     return paddle_status_create(
         PADDLE_UNSUPPORTED, ".npy format version %u is not supported", major);
   }
-  if (headerLen > size - headerStart)
-    return err("header runs past the end of the file");
-  std::string h((const char *)b + headerStart, headerLen);
+  // numpy itself refuses headers over 10,000 bytes unless told otherwise.
+  if (headerLen > kMaxHeaderBytes)
+    return err("header is longer than 1 MiB");
+  return nullptr;
+}
 
+/// Parses the header dict `h`.
+paddle_status_t parseHeader(const std::string &h, Header &out) {
   size_t p = findKey(h, "descr");
+  if (p == kDuplicateKey)
+    return err("the key 'descr' appears twice in the header");
   if (p == std::string::npos || p >= h.size() || h[p] != '\'')
     return err("no 'descr' in header");
   size_t q = h.find('\'', p + 1);
@@ -120,6 +142,8 @@ extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
         descr.c_str());
 
   p = findKey(h, "fortran_order");
+  if (p == kDuplicateKey)
+    return err("the key 'fortran_order' appears twice in the header");
   if (p == std::string::npos)
     return err("no 'fortran_order' in header");
   if (h.compare(p, 4, "True") == 0)
@@ -129,14 +153,15 @@ extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
     return err("bad 'fortran_order' value");
 
   p = findKey(h, "shape");
+  if (p == kDuplicateKey)
+    return err("the key 'shape' appears twice in the header");
   if (p == std::string::npos || p >= h.size() || h[p] != '(')
     return err("no 'shape' tuple in header");
   q = h.find(')', p);
   if (q == std::string::npos)
     return err("unterminated 'shape' tuple");
-  int64_t shape[PADDLE_MAX_RANK];
-  int32_t rank = 0;
   size_t i = p + 1;
+  out.rank = 0;
   while (i < q) {
     while (i < q && (h[i] == ' ' || h[i] == ','))
       ++i;
@@ -151,51 +176,40 @@ extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
       v = v * 10 + (h[i] - '0');
       ++i;
     }
-    if (rank == PADDLE_MAX_RANK)
+    if (out.rank == PADDLE_MAX_RANK)
       return paddle_status_create(PADDLE_UNSUPPORTED, ".npy rank exceeds %d",
                                   PADDLE_MAX_RANK);
-    shape[rank++] = v;
+    out.shape[out.rank++] = v;
   }
+  out.dtype = dtype;
+  out.dataBytes = paddle_dtype_size(dtype);
+  for (int32_t d = 0; d < out.rank; ++d)
+    out.dataBytes *= (unsigned __int128)out.shape[d];
+  return nullptr;
+}
 
-  // Check the data size before allocating anything.
-  size_t elementSize = paddle_dtype_size(dtype);
-  size_t dataStart = headerStart + headerLen;
-  unsigned __int128 need = elementSize;
-  for (int32_t d = 0; d < rank; ++d)
-    need *= (unsigned __int128)shape[d];
-  if (need > (unsigned __int128)(size - dataStart))
-    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
-                                "truncated .npy: %llu data bytes, shape needs "
-                                "more",
-                                (unsigned long long)(size - dataStart));
-  if (paddle_status_t s = paddle_tensor_alloc(out, dtype, rank, shape))
+paddle_status_t truncated(unsigned long long have) {
+  return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                              "truncated .npy: %llu data bytes, shape needs "
+                              "more",
+                              have);
+}
+
+paddle_status_t withPath(const char *path, paddle_status_t s) {
+  if (!s)
     return s;
-  memcpy(out->data, b + dataStart, (size_t)need);
-  return nullptr;
+  paddle_status_t named = paddle_status_create(paddle_status_code(s), "%s: %s",
+                                               path, paddle_status_message(s));
+  paddle_status_free(s);
+  return named;
 }
 
-extern "C" paddle_status_t paddle_npy_read(const char *path,
-                                           paddle_tensor_t *out) {
-  memset(out, 0, sizeof(*out));
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return paddle_status_create(PADDLE_IO_ERROR, "cannot open '%s': %s", path,
-                                strerror(errno));
-  std::string bytes;
-  if (!paddle::runtime::readAndClose(f, bytes))
-    return paddle_status_create(PADDLE_IO_ERROR, "cannot read '%s'", path);
-  paddle_status_t s = paddle_npy_parse(bytes.data(), bytes.size(), out);
-  if (s) {
-    paddle_status_t withPath = paddle_status_create(
-        paddle_status_code(s), "%s: %s", path, paddle_status_message(s));
-    paddle_status_free(s);
-    return withPath;
-  }
-  return nullptr;
-}
-
-extern "C" paddle_status_t paddle_npy_write(const char *path,
-                                            const paddle_tensor_t *t) {
+/// The header and data of `t` as .npy bytes (`header` then the data).
+paddle_status_t npyHeader(const paddle_tensor_t *t, const char *path,
+                          std::string &header) {
+  if (!t)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "no tensor to write to '%s'", path);
   if (t->strides)
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "cannot write a strided tensor view to '%s'; "
@@ -212,38 +226,138 @@ extern "C" paddle_status_t paddle_npy_write(const char *path,
                                             : d + 1 < t->rank ? ", "
                                                               : "");
   shape += ")";
-  std::string header = std::string("{'descr': '") + descr +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string dict = std::string("{'descr': '") + descr +
+                     "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so the data starts 64-byte aligned; end with a newline.
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  std::string tmp = std::string(path) + ".tmp." + std::to_string(getpid());
-  FILE *f = fopen(tmp.c_str(), "wb");
-  if (!f)
-    return paddle_status_create(PADDLE_IO_ERROR, "cannot create '%s': %s",
-                                tmp.c_str(), strerror(errno));
-  unsigned char pre[10] = {0x93,
-                           'N',
-                           'U',
-                           'M',
-                           'P',
-                           'Y',
-                           1,
-                           0,
-                           (unsigned char)(header.size() & 0xff),
-                           (unsigned char)(header.size() >> 8)};
-  size_t bytes =
-      (size_t)paddle_tensor_num_elements(t) * paddle_dtype_size(t->dtype);
-  bool ok = fwrite(pre, 1, 10, f) == 10 &&
-            fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            (bytes == 0 || fwrite(t->data, 1, bytes, f) == bytes);
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp.c_str(), path) != 0) {
-    int e = errno;
-    remove(tmp.c_str());
-    return paddle_status_create(PADDLE_IO_ERROR, "cannot write '%s': %s", path,
-                                strerror(e));
+  size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  header.assign("\x93NUMPY\x01\x00", 8);
+  header += (char)(dict.size() & 0xff);
+  header += (char)(dict.size() >> 8);
+  header += dict;
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
+                                            paddle_tensor_t *out) {
+  if (!out)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_npy_parse: null result pointer");
+  memset(out, 0, sizeof(*out));
+  if (!bytes && size)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_npy_parse: null bytes");
+  const unsigned char *b = (const unsigned char *)bytes;
+  size_t headerStart = 0, headerLen = 0;
+  if (paddle_status_t s = parsePrelude(b, size, headerStart, headerLen))
+    return s;
+  if (headerLen > size - headerStart)
+    return err("header runs past the end of the file");
+  Header header;
+  if (paddle_status_t s = parseHeader(
+          std::string((const char *)b + headerStart, headerLen), header))
+    return s;
+  // Check the data size before allocating anything.
+  size_t dataStart = headerStart + headerLen;
+  if (header.dataBytes > (unsigned __int128)(size - dataStart))
+    return truncated(size - dataStart);
+  if (paddle_status_t s =
+          paddle_tensor_alloc(out, header.dtype, header.rank, header.shape))
+    return s;
+  memcpy(out->data, b + dataStart, (size_t)header.dataBytes);
+  return nullptr;
+}
+
+extern "C" paddle_status_t paddle_npy_read(const char *path,
+                                           paddle_tensor_t *out) {
+  if (!out || !path)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_npy_read: null argument");
+  memset(out, 0, sizeof(*out));
+  // The header is read first and says how many bytes follow, so an endless
+  // stream (a FIFO, a device) or a huge file costs no more than the shape
+  // it claims, and a regular file shorter than that fails before anything
+  // is allocated.
+  paddle::runtime::InputFile file;
+  if (paddle_status_t s = file.open(path, "cannot open"))
+    return s;
+  unsigned char prelude[12];
+  size_t got = file.read(prelude, 10);
+  if (got == 10 && prelude[6] >= 2)
+    got += file.read(prelude + 10, 2);
+  size_t headerStart = 0, headerLen = 0;
+  if (paddle_status_t s = parsePrelude(prelude, got, headerStart, headerLen))
+    return withPath(path, s);
+  std::string h(headerLen, '\0');
+  if (file.read(&h[0], headerLen) != headerLen)
+    return withPath(path, err("header runs past the end of the file"));
+  Header header;
+  if (paddle_status_t s = parseHeader(h, header))
+    return withPath(path, s);
+  if (file.regular() && header.dataBytes > (unsigned __int128)file.remaining())
+    return withPath(path, truncated(file.remaining()));
+  if (paddle_status_t s =
+          paddle_tensor_alloc(out, header.dtype, header.rank, header.shape))
+    return withPath(path, s);
+  size_t bytes = (size_t)header.dataBytes;
+  size_t read = file.read(out->data, bytes);
+  if (read != bytes) {
+    paddle_tensor_free(out);
+    if (file.failed())
+      return paddle_status_create(PADDLE_IO_ERROR, "cannot read '%s': %s", path,
+                                  strerror(file.error()));
+    return withPath(path, truncated(read));
   }
   return nullptr;
+}
+
+extern "C" paddle_status_t paddle_npy_write_all(const char *const *paths,
+                                                const paddle_tensor_t *tensors,
+                                                int32_t count) {
+  if (count < 0 || (count > 0 && (!paths || !tensors)))
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_npy_write_all: null argument");
+  std::vector<paddle_output_t> outputs;
+  auto discardAll = [&](paddle_status_t s) {
+    for (paddle_output_t o : outputs)
+      paddle_output_discard(o);
+    return s;
+  };
+  for (int32_t i = 0; i < count; ++i) {
+    const char *path = paths[i] ? paths[i] : "";
+    const paddle_tensor_t *t = &tensors[i];
+    std::string header;
+    if (paddle_status_t s = npyHeader(t, path, header))
+      return discardAll(s);
+    paddle_output_t out = nullptr;
+    if (paddle_status_t s = paddle_output_create(path, &out))
+      return discardAll(s);
+    outputs.push_back(out);
+    size_t bytes =
+        (size_t)paddle_tensor_num_elements(t) * paddle_dtype_size(t->dtype);
+    if (paddle_status_t s =
+            paddle_output_write(out, header.data(), header.size()))
+      return discardAll(s);
+    if (bytes)
+      if (paddle_status_t s = paddle_output_write(out, t->data, bytes))
+        return discardAll(s);
+  }
+  // Everything is written; publishing is a rename per file.
+  paddle_status_t first = nullptr;
+  for (paddle_output_t o : outputs) {
+    paddle_status_t s = paddle_output_commit(o);
+    if (s && !first)
+      first = s;
+    else
+      paddle_status_free(s);
+  }
+  return first;
+}
+
+extern "C" paddle_status_t paddle_npy_write(const char *path,
+                                            const paddle_tensor_t *t) {
+  return paddle_npy_write_all(&path, t, 1);
 }

@@ -220,18 +220,7 @@ extern "C" paddle_status_t paddle_session_write_trace(paddle_session_t session,
   }
   nlohmann::json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   std::string text = trace.dump(1);
-  std::string tmp = std::string(path) + ".tmp";
-  FILE *f = fopen(tmp.c_str(), "wb");
-  if (!f)
-    return paddle_status_create(PADDLE_IO_ERROR, "cannot write '%s'",
-                                tmp.c_str());
-  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp.c_str(), path) != 0) {
-    remove(tmp.c_str());
-    return paddle_status_create(PADDLE_IO_ERROR, "cannot write '%s'", path);
-  }
-  return nullptr;
+  return paddle_write_file(path, text.data(), text.size());
 }
 
 extern "C" void paddle_session_memory_stats(paddle_session_t session,

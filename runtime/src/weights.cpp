@@ -255,21 +255,34 @@ paddle_weights_load(const char *path, uint64_t expected_fingerprint,
   if (!path)
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "no weights file path given");
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    int e = errno;
-    return paddle_status_create(
-        e == ENOENT ? PADDLE_NOT_FOUND : PADDLE_IO_ERROR,
-        "cannot open weights file '%s': %s", path, strerror(e));
-  }
+  if (count < 0 || (count > 0 && !slots))
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "loading weights file '%s': invalid slot list "
+                                "(count %d)",
+                                path, count);
+  paddle::runtime::InputFile file;
+  if (paddle_status_t s =
+          file.open(path, "cannot open weights file", PADDLE_NOT_FOUND))
+    return s;
   // The whole image is read first: nothing reaches the slots before the
-  // checksum over all of it has been verified.
+  // checksum over all of it has been verified. A valid file for these slots
+  // is at most this long (names are at most 1024 bytes, each section is
+  // padded to 64), so a longer file or an endless stream stops here.
+  uint64_t limit = kHeaderSize + 2 * kAlignment;
+  for (int32_t i = 0; i < count; ++i) {
+    uint64_t entry = 32 + 1024 + 2 * kAlignment;
+    if (slots[i].size > UINT64_MAX - limit - entry)
+      return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                  "loading weights file '%s': slot %d is too "
+                                  "large",
+                                  path, i);
+    limit += entry + slots[i].size;
+  }
   std::string bytes;
-  if (!paddle::runtime::readAndClose(f, bytes))
-    return paddle_status_create(PADDLE_IO_ERROR,
-                                "cannot read weights file '%s'", path);
-  std::string source = std::string("weights file '") + path + "'";
-  return parse(source.c_str(),
+  std::string what = std::string("weights file '") + path + "'";
+  if (paddle_status_t s = file.readRest(bytes, limit, what.c_str()))
+    return s;
+  return parse(what.c_str(),
                reinterpret_cast<const unsigned char *>(bytes.data()),
                bytes.size(), expected_fingerprint, slots, count);
 }

@@ -29,6 +29,7 @@
 
 #include "paddle/CostModel/DeviceSpec.h"
 #include "paddle/Execution/Jit.h"
+#include "paddle/Execution/OutputFile.h"
 #include "paddle/InitAll.h"
 #include "paddle_runtime/runtime.h"
 #include "thread_pool.h"
@@ -784,11 +785,11 @@ int main(int argc, char **argv) {
       "paddle-calibrate: measure this CPU and write its device spec\n");
 
   // Open the output first: a bad path fails before seconds of measuring.
-  std::error_code ec;
-  raw_fd_ostream out(outputPath, ec, sys::fs::OF_Text);
-  if (ec) {
-    errs() << "paddle-calibrate: cannot write '" << outputPath
-           << "': " << ec.message() << "\n";
+  // It is published only once the spec is complete.
+  Expected<mlir::paddle::OutputFile> out =
+      mlir::paddle::OutputFile::create(outputPath);
+  if (!out) {
+    errs() << "paddle-calibrate: " << toString(out.takeError()) << "\n";
     return 1;
   }
 
@@ -894,7 +895,11 @@ int main(int argc, char **argv) {
            << "\n";
     return 1;
   }
-  out << text;
+  out->os() << text;
+  if (Error err = out->commit()) {
+    errs() << "paddle-calibrate: " << toString(std::move(err)) << "\n";
+    return 1;
+  }
   errs() << format(
       "paddle-calibrate: f32 %.4g FLOP/s (%s, %d cores), "
       "memory %.4g B/s, call overhead %.3g us; oneDNN %.3f of "

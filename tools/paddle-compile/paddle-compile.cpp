@@ -9,8 +9,12 @@
 //   so    a shared object with one typed entry point per function, plus OUT.h;
 //   exe   a standalone program: OUT --input a.npy ... --output-dir D --bench N.
 // Artifacts link the runtime statically and need only libc, libstdc++ and
-// libm at run time. Outputs are written under a temporary name and renamed,
-// so a failure never leaves a partial file.
+// libm at run time. A library exports its functions as <prefix><name>
+// (--symbol-prefix, default from the output's name: mlp_main for
+// libmlp.so). Outputs go through the runtime's output files
+// (paddle::OutputFile): published together at the end, never a partial
+// file, a device node written into rather than replaced, and no file left
+// behind by an error or a signal.
 //
 // Constants (the model's weights) are embedded in .rodata by default. With
 // --weights sidecar the large ones go to OUT.weights instead (see
@@ -22,6 +26,7 @@
 #include "SidecarWeights.h"
 #include "ToolFlags.h"
 
+#include "paddle/Execution/OutputFile.h"
 #include "paddle/Execution/Signature.h"
 #include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
@@ -50,6 +55,9 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <list>
+#include <sys/stat.h>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -71,6 +79,12 @@ static cl::opt<bool> instrumentKernels(
     cl::desc("Record a trace event around every kernel (for --trace of "
              "executables and traced sessions)"),
     cl::init(false));
+static cl::opt<std::string> symbolPrefix(
+    "symbol-prefix",
+    cl::desc("Prefix of the C names a shared object exports for its "
+             "functions (default: the output's name, e.g. 'mlp_' for "
+             "libmlp.so, so function main is mlp_main)"),
+    cl::init(""));
 static cl::opt<uint64_t> sidecarThreshold(
     "sidecar-threshold",
     cl::desc("with --weights sidecar: constants of at least this many bytes "
@@ -87,36 +101,46 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Writes `text` to `path` through a temporary file and a rename.
-llvm::Error writeAtomically(StringRef path,
-                            llvm::function_ref<void(llvm::raw_ostream &)> fn) {
-  std::string tmp = (path + ".tmp").str();
-  std::error_code ec;
-  {
-    llvm::raw_fd_ostream os(tmp, ec);
-    if (ec)
-      return llvm::createStringError(ec, "cannot write '%s': %s", tmp.c_str(),
-                                     ec.message().c_str());
-    fn(os);
-    os.close();
-    if (os.has_error()) {
-      llvm::sys::fs::remove(tmp);
-      return llvm::createStringError(os.error(), "cannot write '%s'",
-                                     tmp.c_str());
-    }
-  }
-  if ((ec = llvm::sys::fs::rename(tmp, path))) {
-    llvm::sys::fs::remove(tmp);
-    return llvm::createStringError(ec, "cannot write '%s': %s",
-                                   path.str().c_str(), ec.message().c_str());
-  }
-  return llvm::Error::success();
-}
-
 bool isCIdentifier(StringRef name) {
   if (name.empty() || !(isalpha(name[0]) || name[0] == '_'))
     return false;
   return llvm::all_of(name, [](char c) { return isalnum(c) || c == '_'; });
+}
+
+/// The default prefix of exported names: the output's name without a
+/// "lib" prefix and extensions, as a C identifier, then '_' ("libmlp.so"
+/// -> "mlp_"). A function named after a libc symbol (malloc) or `main`
+/// would otherwise be exported under that name and interpose it in every
+/// program linked with the library.
+std::string defaultSymbolPrefix(StringRef output) {
+  StringRef stem = llvm::sys::path::filename(output);
+  stem = stem.take_front(stem.find('.'));
+  if (stem.starts_with("lib") && stem.size() > 3)
+    stem = stem.drop_front(3);
+  std::string prefix;
+  for (char c : stem)
+    prefix += isalnum((unsigned char)c) ? c : '_';
+  if (prefix.empty() || isdigit((unsigned char)prefix[0]))
+    prefix.insert(0, "model");
+  return prefix + "_";
+}
+
+/// True for an existing path that is not a regular file (a device node, a
+/// FIFO), which gets no sibling files.
+bool isSpecialFile(StringRef path) {
+  struct stat st;
+  return stat(path.str().c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/// Why `prefix` cannot start exported names, or "" when it can.
+std::string symbolPrefixProblem(StringRef prefix) {
+  if (!isCIdentifier(prefix))
+    return "is not the start of a C identifier (letters, digits and '_', "
+           "not starting with a digit)";
+  if (prefix.starts_with("paddle_") || prefix.starts_with("_"))
+    return "is reserved: names starting with 'paddle_' or '_' belong to the "
+           "runtime and the C implementation";
+  return "";
 }
 
 const char *dtypeEnum(paddle_dtype_t d) {
@@ -166,8 +190,9 @@ std::string specList(const std::vector<paddle_tensor_spec_t> &specs) {
 size_t words(const paddle_tensor_spec_t &s) { return 3 + 2 * (size_t)s.rank; }
 
 /// The typed declaration of one function's entry point.
-std::string entryDeclaration(const paddle::FunctionSignature &f) {
-  std::string d = "paddle_status_t " + f.name + "(";
+std::string entryDeclaration(const paddle::FunctionSignature &f,
+                             StringRef prefix) {
+  std::string d = "paddle_status_t " + prefix.str() + f.name + "(";
   for (size_t i = 0; i < f.inputs.size(); ++i)
     d += "const paddle_tensor_t *arg" + std::to_string(i) + ", ";
   for (size_t i = 0; i < f.outputs.size(); ++i)
@@ -181,10 +206,10 @@ std::string entryDeclaration(const paddle::FunctionSignature &f) {
 
 /// Glue of a module with --weights sidecar: loads the weights file once,
 /// before the first call, into the slots of the module's weights table.
-/// `paddle_module_load_weights(path)` loads from `path` instead (NULL: the
-/// default, `<this executable or .so>.weights`); a failed load is kept and
-/// ends every call with its error until a load succeeds.
-std::string weightsGlueSource(bool executable) {
+/// `<loadWeights>(path)` loads from `path` instead (NULL: the default,
+/// `<this executable or .so>.weights`); a failed load is kept and ends every
+/// call with its error until a load succeeds.
+std::string weightsGlueSource(bool executable, StringRef loadWeights) {
   std::string table = (paddle::kWeightsTable + paddle::kLocalSuffix).str(),
               count = (paddle::kWeightsCount + paddle::kLocalSuffix).str(),
               fingerprint =
@@ -243,8 +268,10 @@ std::string weightsGlueSource(bool executable) {
        "\"%s\", paddle_status_message(s));\n"
        "  atomic_store_explicit(&paddle_weights_state, 2, "
        "memory_order_relaxed);\n"
-       "  return s;\n}\n\n"
-       "paddle_status_t paddle_module_load_weights(const char *path) {\n"
+       "  return s;\n}\n\n";
+  c += std::string(executable ? "static " : "") + "paddle_status_t " +
+       loadWeights.str() +
+       "(const char *path) {\n"
        "  paddle_status_t s;\n"
        "  pthread_mutex_lock(&paddle_weights_mutex);\n"
        "  if (atomic_load(&paddle_weights_state) == 1)\n"
@@ -280,7 +307,12 @@ std::string weightsGlueSource(bool executable) {
 std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
                        ArrayRef<std::string> imports,
                        ArrayRef<std::string> kernelNames, bool withMain,
-                       bool sidecar) {
+                       bool sidecar, StringRef prefix) {
+  // The glue's own names are numbered, not derived from the functions'
+  // names; only the typed entry points and signatures of a library are
+  // exported, under `prefix`.
+  std::string loadWeights =
+      withMain ? "paddle_load_weights" : prefix.str() + "load_weights";
   std::string c = "/* Generated by paddle-compile. */\n";
   if (sidecar)
     c += "#define _GNU_SOURCE /* dladdr */\n"
@@ -299,8 +331,13 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
          "#define PADDLE_GLUE_FAIL ((void (*)(paddle_status_code_t, const "
          "char *))paddle_glue_import_fail)\n\n";
   if (sidecar)
-    c += weightsGlueSource(withMain);
-  for (const auto &f : functions) {
+    c += weightsGlueSource(withMain, loadWeights);
+  for (size_t index = 0; index < functions.size(); ++index) {
+    const paddle::FunctionSignature &f = functions[index];
+    std::string id = std::to_string(index);
+    std::string packed = "paddle_packed_" + id;
+    std::string signature = withMain ? "paddle_signature_" + id
+                                     : prefix.str() + f.name + "_signature";
     size_t nIn = f.inputs.size(), nOut = f.outputs.size(), at = 0, total = 0;
     for (const auto &o : f.outputs)
       total += words(o);
@@ -313,7 +350,7 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
       params.push_back("void *");
     c += params.empty() ? "void" : llvm::join(params, ", ");
     c += ");\n";
-    c += "static void paddle_packed_" + f.name + "(void **args) {\n";
+    c += "static void " + packed + "(void **args) {\n";
     if (sidecar)
       c += "  paddle_weights_require();\n";
     std::vector<std::string> callArgs;
@@ -334,36 +371,41 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
     if (nOut)
       c += "  memcpy(args[" + std::to_string(at) + "], res, sizeof res);\n";
     c += "}\n";
-    c += "static const paddle_tensor_spec_t " + f.name + "_inputs[] = {\n" +
+    c += "static const paddle_tensor_spec_t paddle_inputs_" + id + "[] = {\n" +
          specList(f.inputs) + "  {PADDLE_DTYPE_INVALID, 0, {0}}};\n";
-    c += "static const paddle_tensor_spec_t " + f.name + "_outputs[] = {\n" +
+    c += "static const paddle_tensor_spec_t paddle_outputs_" + id + "[] = {\n" +
          specList(f.outputs) + "  {PADDLE_DTYPE_INVALID, 0, {0}}};\n";
-    c += "const paddle_function_signature_t paddle_signature_" + f.name +
-         " = {\"" + f.name + "\", " + std::to_string(nIn) + ", " + f.name +
-         "_inputs, " + std::to_string(nOut) + ", " + f.name + "_outputs};\n";
+    c += std::string(withMain ? "static " : "") +
+         "const paddle_function_signature_t " + signature + " = {\"" + f.name +
+         "\", " + std::to_string(nIn) + ", paddle_inputs_" + id + ", " +
+         std::to_string(nOut) + ", paddle_outputs_" + id + "};\n";
     // Typed entry points are for programs that link a library; an
     // executable has its own main (and a model function may be `main`).
     if (withMain)
       continue;
-    c += entryDeclaration(f) + " {\n";
+    c += entryDeclaration(f, prefix) + " {\n";
     c += "  paddle_tensor_t in[" + std::to_string(std::max<size_t>(nIn, 1)) +
          "];\n";
     for (size_t i = 0; i < nIn; ++i)
       c += "  in[" + std::to_string(i) + "] = *arg" + std::to_string(i) + ";\n";
     c += "  paddle_tensor_t out[" + std::to_string(std::max<size_t>(nOut, 1)) +
          "];\n";
-    c += "  paddle_status_t s = paddle_invoke(paddle_packed_" + f.name +
-         ", &paddle_signature_" + f.name + ", in, " + std::to_string(nIn) +
-         ", out);\n  if (s) return s;\n";
+    c += "  paddle_status_t s = paddle_invoke(" + packed + ", &" + signature +
+         ", in, " + std::to_string(nIn) + ", out);\n  if (s) return s;\n";
     for (size_t i = 0; i < nOut; ++i)
       c += "  *result" + std::to_string(i) + " = out[" + std::to_string(i) +
            "];\n";
     c += "  return 0;\n}\n\n";
   }
   c += "const paddle_exported_function_t paddle_module_functions[] = {\n";
-  for (const auto &f : functions)
-    c +=
-        "  {&paddle_signature_" + f.name + ", paddle_packed_" + f.name + "},\n";
+  for (size_t index = 0; index < functions.size(); ++index) {
+    const paddle::FunctionSignature &f = functions[index];
+    std::string id = std::to_string(index);
+    c += "  {&" +
+         (withMain ? "paddle_signature_" + id
+                   : prefix.str() + f.name + "_signature") +
+         ", paddle_packed_" + id + "},\n";
+  }
   c += "};\nconst int32_t paddle_module_function_count = " +
        std::to_string(functions.size()) + ";\n";
   // What paddle_executable_load checks and binds (runtime.h).
@@ -392,13 +434,13 @@ std::string glueSource(ArrayRef<paddle::FunctionSignature> functions,
   if (withMain)
     c += "\nint main(int argc, char **argv) {\n  return paddle_cli_main(argc, "
          "argv, paddle_module_functions, paddle_module_function_count, " +
-         std::string(sidecar ? "paddle_module_load_weights" : "NULL") +
+         std::string(sidecar ? loadWeights : "NULL") +
          ", paddle_module_kernel_names, paddle_module_kernel_count);\n}\n";
   return c;
 }
 
 std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
-                         StringRef guard, bool sidecar) {
+                         StringRef guard, bool sidecar, StringRef prefix) {
   std::string h = "/* Generated by paddle-compile: the entry points of " +
                   guard.str() + ". Link with the shared object. */\n";
   std::string macro = "PADDLE_MODEL_";
@@ -409,16 +451,16 @@ std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
        "#include \"paddle_runtime/runtime.h\"\n\n#ifdef __cplusplus\nextern "
        "\"C\" {\n#endif\n\n";
   for (const auto &f : functions) {
-    h += "/* " + f.name + "(";
+    h += "/* The module's function '" + f.name + "': " + f.name + "(";
     for (size_t i = 0; i < f.inputs.size(); ++i)
       h += (i ? ", " : "") + typeComment(f.inputs[i]);
     h += ") -> (";
     for (size_t i = 0; i < f.outputs.size(); ++i)
       h += (i ? ", " : "") + typeComment(f.outputs[i]);
     h += ")\n   Results are allocated; free them with paddle_tensor_free. */\n";
-    h += entryDeclaration(f) + ";\n";
-    h += "extern const paddle_function_signature_t paddle_signature_" + f.name +
-         ";\n\n";
+    h += entryDeclaration(f, prefix) + ";\n";
+    h += "extern const paddle_function_signature_t " + prefix.str() + f.name +
+         "_signature;\n\n";
   }
   if (sidecar)
     h +=
@@ -427,7 +469,9 @@ std::string headerSource(ArrayRef<paddle::FunctionSignature> functions,
         "checked before the first\n   call (whose status reports a failure). "
         "Call this first to load them from\n   `path` instead (NULL: the "
         "default). Fails once weights are loaded. */\n"
-        "paddle_status_t paddle_module_load_weights(const char *path);\n"
+        "paddle_status_t " +
+        prefix.str() +
+        "load_weights(const char *path);\n"
         "extern const uint64_t " +
         paddle::kWeightsFingerprint.str() + ";\n\n";
   h += "extern const paddle_exported_function_t paddle_module_functions[];\n"
@@ -506,6 +550,9 @@ int main(int argc, char **argv) {
                 "file is written with the compiled artifact)");
   if (sidecar && sidecarThreshold == 0)
     return fail("--sidecar-threshold must be at least 1 byte");
+  if (sidecar && isSpecialFile(outputFile))
+    return fail("--weights sidecar writes OUT.weights next to the output; '" +
+                outputFile + "' is not a regular file");
   llvm::Expected<paddle::PipelineFlags> flags = paddle::readPipelineFlags();
   if (!flags)
     return fail(llvm::toString(flags.takeError()));
@@ -531,7 +578,21 @@ int main(int argc, char **argv) {
     for (const auto &f : *functions)
       if (!isCIdentifier(f.name))
         return fail("function '" + f.name +
-                    "' is not a C identifier, so it cannot be exported");
+                    "' is not a C identifier (letters, digits and '_', not "
+                    "starting with a digit), so it cannot be exported; "
+                    "rename it");
+  std::string prefix = symbolPrefix.getNumOccurrences()
+                           ? symbolPrefix.getValue()
+                           : defaultSymbolPrefix(outputFile);
+  if (emit == "so") {
+    std::string problem = symbolPrefixProblem(prefix);
+    if (!problem.empty())
+      return fail("symbol prefix '" + prefix + "' " + problem +
+                  (symbolPrefix.getNumOccurrences()
+                       ? ""
+                       : " (it comes from the output's name; choose one with "
+                         "--symbol-prefix)"));
+  }
 
   // C-interface wrappers (descriptors passed by pointer) for every public
   // function: the glue calls those, independent of LLVM's struct ABI. The
@@ -544,6 +605,10 @@ int main(int argc, char **argv) {
     func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(&context));
     auto newName = StringAttr::get(&context, kImplPrefix + func.getName());
+    if (symbols.lookup(newName))
+      return fail("the module defines '" + newName.getValue() +
+                  "', a name reserved for the compiled function '" +
+                  func.getName() + "'");
     if (failed(symbols.replaceAllSymbolUses(func, newName, module)))
       return fail("cannot rename function '" + func.getName() + "'");
     symbols.setSymbolName(func, newName);
@@ -558,7 +623,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> kernelNames = paddle::takeKernelNames(module);
 
   if (emit == "mlir") {
-    if (auto err = writeAtomically(
+    if (auto err = paddle::writeOutputFile(
             outputFile, [&](llvm::raw_ostream &os) { module.print(os); }))
       return fail(llvm::toString(std::move(err)));
     return 0;
@@ -614,76 +679,95 @@ int main(int argc, char **argv) {
   if (sidecar)
     sidecarWeights =
         paddle::moveWeightsToSidecar(*llvmModule, sidecarThreshold);
-  std::string weightsPath = outputFile + ".weights";
-  auto writeWeights = [&] {
-    return writeAtomically(
-        weightsPath, [&](llvm::raw_ostream &os) { os << sidecarWeights.file; });
+  // Every file this writes is a paddle::OutputFile: the artifact, its
+  // weights file and its header are published together at the end, and
+  // the intermediate files live in $TMPDIR (never next to an output that
+  // may be a device node); all of them go on an error or a signal.
+  std::list<paddle::OutputFile> published;
+  auto output = [&](StringRef path) -> llvm::Expected<paddle::OutputFile *> {
+    llvm::Expected<paddle::OutputFile> file = paddle::OutputFile::create(path);
+    if (!file)
+      return file.takeError();
+    published.push_back(std::move(*file));
+    return &published.back();
   };
+  // The weights file goes first: an artifact never appears without it.
+  if (sidecar) {
+    auto weightsFile = output(outputFile + ".weights");
+    if (!weightsFile)
+      return fail(llvm::toString(weightsFile.takeError()));
+    (*weightsFile)->os() << sidecarWeights.file;
+  }
 
-  std::string objPath = emit == "obj" ? outputFile : outputFile + ".o";
-  std::string objError;
-  if (auto err = writeAtomically(objPath, [&](llvm::raw_ostream &os) {
-        llvm::SmallVector<char, 0> buffer;
-        llvm::raw_svector_ostream bos(buffer);
-        llvm::legacy::PassManager codegen;
-        if ((*tm)->addPassesToEmitFile(codegen, bos, nullptr,
-                                       llvm::CodeGenFileType::ObjectFile)) {
-          objError = "this target cannot emit object files";
-          return;
-        }
-        codegen.run(*llvmModule);
-        os << bos.str();
-      }))
-    return fail(llvm::toString(std::move(err)));
-  if (!objError.empty())
-    return fail(objError);
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream bos(object);
+    llvm::legacy::PassManager codegen;
+    if ((*tm)->addPassesToEmitFile(codegen, bos, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+      return fail("this target cannot emit object files");
+    codegen.run(*llvmModule);
+  }
+  auto publishAll = [&]() -> llvm::Error {
+    for (paddle::OutputFile &file : published)
+      if (llvm::Error err = file.commit())
+        return err;
+    return llvm::Error::success();
+  };
   if (emit == "obj") {
-    if (sidecar)
-      if (auto err = writeWeights()) {
-        llvm::sys::fs::remove(objPath);
-        return fail(llvm::toString(std::move(err)));
-      }
+    auto objFile = output(outputFile);
+    if (!objFile)
+      return fail(llvm::toString(objFile.takeError()));
+    (*objFile)->os() << llvm::StringRef(object.data(), object.size());
+    if (llvm::Error err = publishAll())
+      return fail(llvm::toString(std::move(err)));
     return 0;
   }
 
-  // Glue + link. Intermediate files sit next to the output and are removed.
-  std::string gluePath = outputFile + ".glue.c";
-  std::string glueObj = outputFile + ".glue.o";
-  auto cleanup = [&] {
-    llvm::sys::fs::remove(objPath);
-    llvm::sys::fs::remove(gluePath);
-    llvm::sys::fs::remove(glueObj);
-  };
-  if (auto err = writeAtomically(gluePath, [&](llvm::raw_ostream &os) {
-        os << glueSource(*functions, imports, kernelNames, emit == "exe",
-                         sidecar);
-      })) {
-    cleanup();
+  // Glue + link, through intermediate files in $TMPDIR.
+  auto objFile = paddle::OutputFile::scratch(".o");
+  auto glueFile = paddle::OutputFile::scratch(".c");
+  auto glueObj = paddle::OutputFile::scratch(".o");
+  if (!objFile || !glueFile || !glueObj) {
+    llvm::Error err = llvm::joinErrors(
+        objFile.takeError(),
+        llvm::joinErrors(glueFile.takeError(), glueObj.takeError()));
     return fail(llvm::toString(std::move(err)));
   }
-  std::string tmpOut = outputFile + ".tmp";
+  objFile->os() << llvm::StringRef(object.data(), object.size());
+  objFile->os().flush();
+  glueFile->os() << glueSource(*functions, imports, kernelNames, emit == "exe",
+                               sidecar, prefix);
+  glueFile->os().flush();
+  auto artifact = output(outputFile);
+  if (!artifact)
+    return fail(llvm::toString(artifact.takeError()));
+  std::string objPath = objFile->tempPath().str(),
+              gluePath = glueFile->tempPath().str(),
+              glueObjPath = glueObj->tempPath().str(),
+              linkedPath = (*artifact)->tempPath().str();
   std::vector<std::string> ccArgs{"-O2",
                                   "-fPIC",
                                   "-c",
                                   gluePath,
                                   "-o",
-                                  glueObj,
+                                  glueObjPath,
                                   "-I" PADDLE_RUNTIME_INCLUDE_DIR};
-  std::vector<std::string> linkArgs{objPath, glueObj, PADDLE_RUNTIME_LIBRARY,
-                                    "-lm",   "-o",    tmpOut};
+  std::vector<std::string> linkArgs{
+      objPath, glueObjPath, PADDLE_RUNTIME_LIBRARY, "-lm", "-o", linkedPath};
   if (emit == "so") {
     // A library exports the whole runtime C API (sessions, .npy, ...) for
     // the programs that embed it, and binds its own references locally.
     linkArgs = {"-shared",
                 "-Wl,-Bsymbolic",
                 objPath,
-                glueObj,
+                glueObjPath,
                 "-Wl,--whole-archive",
                 PADDLE_RUNTIME_LIBRARY,
                 "-Wl,--no-whole-archive",
                 "-lm",
                 "-o",
-                tmpOut};
+                linkedPath};
   }
   if (usesOneDnn) {
     // Before the runtime, which the oneDNN kernels call; OpenMP because
@@ -693,28 +777,21 @@ int main(int argc, char **argv) {
                     PADDLE_RUNTIME_ONEDNN_LIBRARY);
     linkArgs.insert(linkArgs.end() - 3, {PADDLE_DNNL_LIBRARY, "-fopenmp"});
   }
-  llvm::Error err = runProgram("cc", ccArgs);
-  if (!err)
-    err = runProgram("c++", linkArgs);
-  // The weights file goes first: an artifact never appears without it.
-  if (!err && sidecar)
-    err = writeWeights();
-  if (!err) {
-    if (std::error_code ec = llvm::sys::fs::rename(tmpOut, outputFile))
-      err =
-          llvm::createStringError(ec, "cannot write '%s'", outputFile.c_str());
-  }
-  if (!err && emit == "so") {
+  if (llvm::Error err = runProgram("cc", ccArgs))
+    return fail(llvm::toString(std::move(err)));
+  if (llvm::Error err = runProgram("c++", linkArgs))
+    return fail(llvm::toString(std::move(err)));
+  // A header goes next to a library file; not next to a device node.
+  if (emit == "so" && !isSpecialFile(outputFile)) {
     llvm::SmallString<256> header(outputFile);
     llvm::sys::path::replace_extension(header, ".h");
-    err = writeAtomically(header, [&](llvm::raw_ostream &os) {
-      os << headerSource(*functions, llvm::sys::path::filename(outputFile),
-                         sidecar);
-    });
+    auto headerFile = output(header);
+    if (!headerFile)
+      return fail(llvm::toString(headerFile.takeError()));
+    (*headerFile)->os() << headerSource(
+        *functions, llvm::sys::path::filename(outputFile), sidecar, prefix);
   }
-  cleanup();
-  llvm::sys::fs::remove(tmpOut);
-  if (err)
+  if (llvm::Error err = publishAll())
     return fail(llvm::toString(std::move(err)));
   return 0;
 }

@@ -200,20 +200,6 @@ typedef struct paddle_exported_function {
  * artifact compiled with --weights sidecar); NULL `path` means the default. */
 typedef paddle_status_t (*paddle_load_weights_fn_t)(const char *path);
 
-/* The main program of `paddle-compile --emit exe` executables:
- *   model [--function F] --input a.npy ... [--output-dir D] [--bench N]
- *         [--weights W] [--memory-limit BYTES] [--trace T.json]
- * It runs the function in a session, like paddle-run. `load_weights` is
- * NULL when the weights are embedded; otherwise `--weights` loads them from W
- * before the first call (without it the module loads its default file).
- * `kernel_names` names the kernels of a module compiled with
- * --instrument-kernels (for --trace). Returns the process exit code (0, or 1
- * with a message on stderr). */
-int paddle_cli_main(int argc, char **argv,
-                    const paddle_exported_function_t *functions, int32_t count,
-                    paddle_load_weights_fn_t load_weights,
-                    const char *const *kernel_names, int32_t kernel_count);
-
 /* Parses a byte count: digits with an optional K, M or G suffix (powers of
  * 1024). Returns 0 on success, -1 for anything else (or an overflow). */
 int paddle_parse_byte_count(const char *text, int64_t *bytes);
@@ -320,6 +306,48 @@ typedef struct paddle_module_import {
   void **slot;
 } paddle_module_import_t;
 
+/*===--- Command line -----------------------------------------------------===*/
+
+/* paddle-run and the executables of `paddle-compile --emit exe` share one
+ * command line for running a function:
+ *   PROGRAM [--function F] --input a.npy ... [--output-dir D] [--bench N]
+ *           [--threads N] [--concurrency N] [--memory-limit BYTES]
+ *           [--trace T.json] [host arguments]
+ * paddle_cli_run parses these flags (--flag value or --flag=value), then
+ * asks the host for the executable, giving it the arguments it did not
+ * take; it reads the inputs, runs the function in a session, checks
+ * concurrent runs, benchmarks, and writes the results (all files or none)
+ * or prints small ones, and the trace. Counts are bounded (--bench up to
+ * 10^7 runs, --concurrency up to 1024 threads, --threads up to 4096). */
+typedef struct paddle_cli_run_options {
+  /* --trace was given: the executable should record kernel events. */
+  int32_t trace;
+} paddle_cli_run_options_t;
+
+/* Makes the executable from the arguments the driver left: argv[0] is the
+ * program, then in order every argument that is not a run flag. Returns 0
+ * with *out set, or prints "PROGRAM: error: ..." to stderr and returns
+ * nonzero. With --help among them (after the driver printed its flags) it
+ * prints its own part of the usage and returns 0 with *out unset. */
+typedef int (*paddle_cli_host_fn_t)(void *user, int argc, char **argv,
+                                    const paddle_cli_run_options_t *options,
+                                    paddle_executable_t *out);
+
+/* Returns the process exit code: 0, or 1 after a message on stderr. */
+int paddle_cli_run(int argc, char **argv, paddle_cli_host_fn_t host,
+                   void *user);
+
+/* The main program of `paddle-compile --emit exe` executables:
+ * paddle_cli_run over the module's functions. `load_weights` is NULL when
+ * the weights are embedded; otherwise the host argument `--weights W`
+ * loads them from W before the first call (without it the module loads
+ * its default file). `kernel_names` names the kernels of a module compiled
+ * with --instrument-kernels (for --trace). */
+int paddle_cli_main(int argc, char **argv,
+                    const paddle_exported_function_t *functions, int32_t count,
+                    paddle_load_weights_fn_t load_weights,
+                    const char *const *kernel_names, int32_t kernel_count);
+
 /*===--- Sessions ---------------------------------------------------------===*/
 
 /* Zero-initialized options are the defaults. */
@@ -381,10 +409,52 @@ paddle_status_t paddle_npy_read(const char *path, paddle_tensor_t *out);
 /* Parses .npy bytes from memory (what paddle_npy_read does after reading). */
 paddle_status_t paddle_npy_parse(const void *bytes, size_t size,
                                  paddle_tensor_t *out);
-/* Writes `tensor` as .npy; goes through a temporary file and a rename, so a
- * failed write never leaves a partial file at `path`. */
+/* Writes `tensor` as .npy through paddle_output_create: a failed or
+ * interrupted write leaves `path` as it was. */
 paddle_status_t paddle_npy_write(const char *path,
                                  const paddle_tensor_t *tensor);
+/* Writes `count` tensors to `paths[i]`, all or none: every file is written
+ * to its temporary name first, and only when all are complete are they
+ * published. On error no target has changed. */
+paddle_status_t paddle_npy_write_all(const char *const *paths,
+                                     const paddle_tensor_t *tensors,
+                                     int32_t count);
+
+/*===--- Output files -----------------------------------------------------===*/
+
+/* Every file the runtime and the tools write goes through these, so that no
+ * failure, signal or odd target loses data:
+ *  - The bytes go to a temporary file. paddle_output_commit publishes them:
+ *    a regular file (or a new one) is replaced by a rename in its folder,
+ *    so it is either the old file or the whole new one, with the old
+ *    file's permissions; a symbolic link is written through.
+ *  - A target that exists and is not a regular file (a device node, a
+ *    FIFO) is never renamed over, which would replace the node with a
+ *    regular file: its temporary file is in $TMPDIR (default /tmp) and
+ *    commit copies the bytes into it.
+ *  - While a temporary file exists it is registered: SIGINT, SIGTERM,
+ *    SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove every registered file
+ *    before the signal's previous handler runs (or the process dies of it).
+ * Errors name the target and the reason ("Permission denied", "File name
+ * too long", "it is a directory"). */
+typedef struct paddle_output_s *paddle_output_t;
+
+paddle_status_t paddle_output_create(const char *path, paddle_output_t *out);
+/* A registered temporary file with no target (an intermediate file), named
+ * with `suffix` in $TMPDIR; paddle_output_discard removes it. */
+paddle_status_t paddle_output_create_scratch(const char *suffix,
+                                             paddle_output_t *out);
+/* The temporary file, for a program that writes it by name (a linker). */
+const char *paddle_output_temp_path(paddle_output_t out);
+paddle_status_t paddle_output_write(paddle_output_t out, const void *data,
+                                    size_t size);
+/* Publishes the bytes written (see above) and frees `out`, also on error. */
+paddle_status_t paddle_output_commit(paddle_output_t out);
+/* Removes the temporary file and frees `out`; NULL is ignored. */
+void paddle_output_discard(paddle_output_t out);
+/* paddle_output_create, one write and a commit. */
+paddle_status_t paddle_write_file(const char *path, const void *data,
+                                  size_t size);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,6 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<3xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
-// NOFILE: paddle-run: error: cannot open input file '{{.*}}does-not-exist.mlir': No such file or directory
+// NOFILE: paddle-run: error: cannot read '{{.*}}does-not-exist.mlir': No such file or directory
 // TRUNCATED: error: expected
 // TRUNCATED: paddle-run: error: cannot parse

@@ -10,16 +10,16 @@
 // OK: result 0: f32 [6] = {0.000000e+00, 2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00, 1.000000e+01}
 
 // RUN: not paddle-run %s --threads 0 --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: paddle-run: error: --threads expects a count of at least 1, got '0'
+// ZERO: paddle-run: error: --threads expects a count from 1 to 4096, got '0'
 
 // RUN: not paddle-run %s --threads two --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=WORD
-// WORD: paddle-run: error: --threads expects a count of at least 1, got 'two'
+// WORD: paddle-run: error: --threads expects a count from 1 to 4096, got 'two'
 
 // RUN: not paddle-run %s --threads 100000 --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=MANY
-// MANY: paddle-run: error: --threads: the number of threads must be from 1 to 4096, got 100000
+// MANY: paddle-run: error: --threads expects a count from 1 to 4096, got '100000'
 
 // RUN: not paddle-run %s --input %t/x.npy --threads 2>&1 | FileCheck %s --check-prefix=NOVALUE
-// NOVALUE: paddle-run: error: --threads expects a count
+// NOVALUE: paddle-run: error: --threads expects a value
 
 // RUN: env PADDLE_NUM_THREADS=lots paddle-run %s --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=ENV
 // ENV: paddle: ignoring PADDLE_NUM_THREADS='lots' (expected an integer from 1 to 4096)
