@@ -10,10 +10,12 @@ grad compose in either order. Called on concrete arrays (no trace active),
 the transformed function is itself jit-compiled and cached per signature.
 """
 
+import numbers
+
 import numpy as np
 
 from . import _core
-from ._jit import Jitted, _Aval, _aval_of, trace_function
+from ._jit import _LRU, Jitted, _Aval, _aval_of, trace_function
 from ._trace import (Tracer, context, current_trace, dtype_error, mlir_type,
                      shape_error, tracing, user_location)
 from ._tree import tree_flatten, tree_unflatten
@@ -140,19 +142,34 @@ def user_location_str():
     return f"{loc[0]}:{loc[1]}" if loc else "<unknown>"
 
 
+def _check_transform(who, fun, argnums):
+    """What grad / value_and_grad can check before the first call."""
+    if not callable(fun):
+        raise TypeError(f"{user_location_str()}: {who} needs a function, got "
+                        f"{type(fun).__name__} {fun!r}")
+    nums = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
+    if not all(isinstance(a, numbers.Integral) and not isinstance(a, bool)
+               for a in nums):
+        raise TypeError(f"{user_location_str()}: {who}: argnums must be an "
+                        f"int or a tuple of ints (argument positions), got "
+                        f"{argnums!r}")
+
+
 def _norm_argnums(argnums, nargs):
-    single = isinstance(argnums, int)
+    single = isinstance(argnums, numbers.Integral)
     nums = (argnums,) if single else tuple(argnums)
     out = []
     for a in nums:
         if not -nargs <= a < nargs:
             raise TypeError(f"{user_location_str()}: argnums {argnums} out "
                             f"of range for {nargs} positional arguments")
-        out.append(a % nargs)
+        out.append(int(a) % nargs)
     return single, tuple(out)
 
 
-_TRANSFORMS = {}
+# Bounded: a transform of a function made per call (a lambda in a loop)
+# would otherwise keep every compiled module alive.
+_TRANSFORMS = _LRU(128)
 
 
 def _eager(key, traced):
@@ -160,19 +177,22 @@ def _eager(key, traced):
     (function, options)."""
     j = _TRANSFORMS.get(key)
     if j is None:
-        j = _TRANSFORMS[key] = Jitted(traced)
+        j = Jitted(traced)
+        _TRANSFORMS.put(key, j)
         j.name = "grad_" + j.name
     return j
 
 
 def _hashable(argnums):
-    return argnums if isinstance(argnums, int) else tuple(argnums)
+    return int(argnums) if isinstance(argnums, numbers.Integral) \
+        else tuple(int(a) for a in argnums)
 
 
 def value_and_grad(fun, argnums=0, has_aux=False):
     """`f(*args) -> (value, grads)` (with has_aux: ((value, aux), grads)).
     The value must be a float scalar; grads match the pytree structure of
     the arguments in `argnums` (one tree for an int, a tuple for a tuple)."""
+    _check_transform("value_and_grad", fun, argnums)
 
     def traced(*args, **kwargs):
         single, nums = _norm_argnums(argnums, len(args))
@@ -195,6 +215,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
 def grad(fun, argnums=0, has_aux=False):
     """The gradient of a float-scalar function (see value_and_grad)."""
+    _check_transform("grad", fun, argnums)
     vg = value_and_grad(fun, argnums, has_aux)
 
     def traced(*args, **kwargs):
@@ -232,6 +253,7 @@ def vjp(fun, *primals, has_aux=False):
     """`(outputs, vjp_fn)` (with has_aux: `(outputs, vjp_fn, aux)`);
     `vjp_fn(cotangents)` returns a tuple with one gradient tree per primal.
     """
+    _check_transform("vjp", fun, 0)
     if tracing():
         vm = _VjpModule(fun, primals, {}, tuple(range(len(primals))),
                         has_aux)

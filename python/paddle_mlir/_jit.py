@@ -6,8 +6,11 @@ made while another function is being traced (jit inside jit, grad, vjp)
 are traced inline: the enclosing trace compiles the whole thing once.
 """
 
+import collections
+import collections.abc
 import functools
 import inspect
+import numbers
 import re
 
 import numpy as np
@@ -59,6 +62,10 @@ def _is_array_leaf(x):
 
 
 def _aval_of(x, what):
+    if type(x) is int and not -2**63 <= x < 2**63:
+        raise dtype_error(f"{what} is the int {x}, which does not fit in "
+                          "int64 (mark the argument static to use it as a "
+                          "Python value)")
     if type(x) in _WEAK_DTYPES:
         return _Aval((), _WEAK_DTYPES[type(x)], weak=True)
     if isinstance(x, Tracer):
@@ -116,17 +123,202 @@ def trace_function(module, name, flat_fun, avals, captures=(),
         return captures, out_avals
 
 
+def donation_problem(leaf):
+    """Why the compiled code cannot write a result into `leaf`'s buffer
+    in place ("a float, not a numpy array", "read-only", ...), or None."""
+    if not isinstance(leaf, np.ndarray):
+        return f"a {type(leaf).__name__}, not a numpy array"
+    if not leaf.flags.c_contiguous:
+        return f"not C-contiguous (shape {leaf.shape})"
+    if not leaf.flags.aligned:
+        return f"not aligned (shape {leaf.shape})"
+    if not leaf.flags.writeable:
+        return f"read-only (shape {leaf.shape})"
+    return None
+
+
+def _check_donated(dyn, donated, fname):
+    """Refuses donated leaves the compiled call cannot write into: it writes
+    results into the argument's own buffer, so a converted or packed copy
+    would leave the caller's array stale."""
+    for i, owner in donated:
+        problem = donation_problem(dyn[i])
+        if problem:
+            error = ValueError if isinstance(dyn[i], np.ndarray) else TypeError
+            raise error(
+                f"{where()}: {owner} of {fname}() is donated (donate_argnums),"
+                f" but a leaf of it is {problem}: the call writes its result "
+                "into that array's buffer, and a copy would leave your array "
+                "stale. Pass a writable C-contiguous numpy array "
+                "(np.ascontiguousarray(x) or x.copy()), or do not donate it")
+
+
 class _Compiled:
     def __init__(self, module, name, exe, out_tree, donated):
         self.module, self.name, self.exe = module, name, exe
         self.out_tree, self.donated = out_tree, donated
 
 
+class _LRU:
+    """A dict that keeps its `limit` most recently used entries. Safe to
+    share between threads: a lookup racing an eviction is a miss."""
+
+    def __init__(self, limit):
+        self.limit, self._d = limit, collections.OrderedDict()
+
+    def get(self, key):
+        hit = self._d.get(key)
+        if hit is not None:
+            try:
+                self._d.move_to_end(key)
+            except KeyError:
+                pass
+        return hit
+
+    def put(self, key, value):
+        self._d[key] = value
+        while len(self._d) > self.limit:
+            try:
+                self._d.popitem(last=False)
+            except KeyError:
+                break
+
+    def __len__(self):
+        return len(self._d)
+
+    def clear(self):
+        self._d.clear()
+
+
+def static_key(x):
+    """The cache key of a static value. Floats are keyed by their exact
+    value (float.hex), so NaN finds NaN and 0.0, -0.0 stay apart; the type is
+    part of the key, so 1, 1.0 and True (equal in Python, different weak
+    types in a trace) compile separately."""
+    t = type(x)
+    if t is float or isinstance(x, np.floating):
+        return (t, float(x).hex())
+    if isinstance(x, tuple):
+        return (t, tuple(static_key(e) for e in x))
+    if isinstance(x, frozenset):
+        return (t, frozenset(static_key(e) for e in x))
+    return (t, x)
+
+
+def _int_list(what, value):
+    """`value` (an int or a sequence of ints) as a tuple of ints."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (int(value),)
+    if isinstance(value, (str, bytes)) or not isinstance(
+            value, collections.abc.Iterable):
+        raise TypeError(f"{where()}: jit: {what} must be an int or a "
+                        f"sequence of ints, got {value!r}")
+    items = tuple(value)
+    for v in items:
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise TypeError(f"{where()}: jit: {what} must hold ints "
+                            f"(argument positions), got {v!r}")
+    return tuple(int(v) for v in items)
+
+
+def _name_list(what, value):
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, collections.abc.Iterable):
+        raise TypeError(f"{where()}: jit: {what} must be a str or a "
+                        f"sequence of str, got {value!r}")
+    items = tuple(value)
+    for v in items:
+        if not isinstance(v, str):
+            raise TypeError(f"{where()}: jit: {what} must hold parameter "
+                            f"names (str), got {v!r}")
+    return items
+
+
+def _check_options(static_argnums, static_argnames, donate_argnums,
+                   opt_level, max_cache_size):
+    """jit's options checked for their types; the argnums and argnames as
+    tuples."""
+    if opt_level is not None and (type(opt_level) is not int
+                                  or opt_level not in (0, 1, 2, 3)):
+        raise ValueError(f"{where()}: jit: opt_level must be 0..3 or None, "
+                         f"got {opt_level!r}")
+    if (not isinstance(max_cache_size, numbers.Integral)
+            or isinstance(max_cache_size, bool) or max_cache_size < 1):
+        raise ValueError(f"{where()}: jit: max_cache_size must be an int "
+                         f">= 1, got {max_cache_size!r}")
+    return (_int_list("static_argnums", static_argnums),
+            _name_list("static_argnames", static_argnames),
+            _int_list("donate_argnums", donate_argnums))
+
+
+class _Params:
+    """What the signature of the jitted function says about its
+    parameters, for checking argnums and argnames when jit() is called."""
+
+    def __init__(self, sig, fname):
+        self.fname = fname
+        self.known = sig is not None
+        self.positional, self.var_positional = [], False
+        self.keyword, self.var_keyword = set(), False
+        if sig is None:
+            return
+        P = inspect.Parameter
+        for p in sig.parameters.values():
+            if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD):
+                self.positional.append(p.name)
+            if p.kind in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY):
+                self.keyword.add(p.name)
+            self.var_positional |= p.kind == P.VAR_POSITIONAL
+            self.var_keyword |= p.kind == P.VAR_KEYWORD
+
+    def positions(self, what, nums):
+        """`nums` checked against the positional parameters; negative
+        positions made non-negative where the count is fixed."""
+        if not self.known or self.var_positional:
+            return nums
+        n = len(self.positional)
+        out = []
+        for i in nums:
+            if not -n <= i < n:
+                names = ", ".join(self.positional) or "none"
+                raise ValueError(
+                    f"{where()}: jit: {what} has {i}, but {self.fname}() "
+                    f"takes {n} positional parameter(s) ({names})")
+            out.append(i % n)
+        return tuple(out)
+
+    def names(self, what, names):
+        if not self.known or self.var_keyword:
+            return names
+        for name in names:
+            if name not in self.keyword:
+                hint = (" (it is positional-only: use static_argnums)"
+                        if name in self.positional else "")
+                params = ", ".join(sorted(self.keyword)) or "none"
+                raise ValueError(
+                    f"{where()}: jit: {what} has '{name}', which is not a "
+                    f"keyword parameter of {self.fname}() (those are: "
+                    f"{params}){hint}")
+        return names
+
+    def name_of(self, i):
+        return (self.positional[i]
+                if 0 <= i < len(self.positional) else None)
+
+
 class Jitted:
     """A function compiled per input signature; see `jit`."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(),
-                 donate_argnums=(), auto_static=False, opt_level=None):
+                 donate_argnums=(), auto_static=False, opt_level=None,
+                 max_cache_size=64):
+        if not callable(fun):
+            raise TypeError(f"{where()}: jit needs a function, got "
+                            f"{type(fun).__name__} {fun!r}")
+        static_argnums, static_argnames, donate_argnums = _check_options(
+            static_argnums, static_argnames, donate_argnums, opt_level,
+            max_cache_size)
         self.fun = fun
         self.opt_level = opt_level
         self._sig = None
@@ -134,35 +326,52 @@ class Jitted:
             self._sig = inspect.signature(fun)
         except (TypeError, ValueError):
             pass
-        if isinstance(static_argnums, int):
-            static_argnums = (static_argnums,)
-        if isinstance(static_argnames, str):
-            static_argnames = (static_argnames,)
-        if isinstance(donate_argnums, int):
-            donate_argnums = (donate_argnums,)
-        self.static_argnums = tuple(static_argnums)
-        self.static_argnames = tuple(static_argnames)
-        self.donate_argnums = tuple(donate_argnums)
-        self.auto_static = auto_static
-        self._cache = {}
         self.name = _sanitize(getattr(fun, "__name__", "f"))
+        params = self._params = _Params(self._sig, self.name)
+        static = params.positions("static_argnums", static_argnums)
+        names = params.names("static_argnames", static_argnames)
+        donate = params.positions("donate_argnums", donate_argnums)
+        # A static parameter is static however it is passed: by position or
+        # by name (calls are normalized to positions where they can be).
+        static_names = set(names) | (
+            {params.name_of(i) for i in static} - {None})
+        static = set(static) | {i for i, n in enumerate(params.positional)
+                                if n in static_names}
+        both = static & set(donate)
+        if both:
+            raise ValueError(f"{where()}: jit: argument {min(both)} of "
+                             f"{self.name}() is both static and donated")
+        self.static_argnums = tuple(sorted(static))
+        self.static_argnames = tuple(sorted(static_names))
+        self.donate_argnums = tuple(donate)
+        self._donate_names = {params.name_of(i) for i in donate} - {None}
+        self.auto_static = auto_static
+        self._cache = _LRU(max_cache_size)
         functools.update_wrapper(self, fun, updated=())
 
     # -- signature -------------------------------------------------------------
 
-    def _check_args(self, args, kwargs):
+    def _bind(self, args, kwargs):
+        """The call's arguments checked against the signature, with every
+        parameter that can be positional given by position (so f(x, y=1)
+        and f(x, 1) are one cache entry, and static_argnums apply)."""
         if self._sig is None:
-            return
+            return args, kwargs
         try:
-            self._sig.bind(*args, **kwargs)
+            bound = self._sig.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{where()}: {self.name}(): {e}") from None
+        return bound.args, bound.kwargs
+
+    @staticmethod
+    def _positions(nums, n):
+        return {i % n for i in nums if -n <= i < n} if n else set()
 
     def _split(self, args, kwargs):
-        """(dynamic leaves, their avals, key of everything else, rebuild)."""
+        """(dynamic leaves, their avals, key of everything else, rebuild,
+        indices into the dynamic leaves of the donated ones)."""
         n = len(args)
-        static_pos = {i % n if n else i for i in self.static_argnums
-                      if -n <= i < n}
+        static_pos = self._positions(self.static_argnums, n)
         dyn_args = [None if i in static_pos else a
                     for i, a in enumerate(args)]
         stat_args = tuple((i, args[i]) for i in sorted(static_pos))
@@ -171,11 +380,15 @@ class Jitted:
         stat_kwargs = tuple(sorted((k, v) for k, v in kwargs.items()
                                    if k in self.static_argnames))
         leaves, tree = tree_flatten((dyn_args, dyn_kwargs))
-        dyn, avals, stat_leaves, kinds = [], [], [], []
+        owners = self._donors(dyn_args, dyn_kwargs) \
+            if self.donate_argnums else None
+        dyn, avals, kinds, donated = [], [], [], []
         for i, leaf in enumerate(leaves):
             is_arr = _is_array_leaf(leaf) or (
                 not self.auto_static and type(leaf) in _WEAK_DTYPES)
             if is_arr:
+                if owners is not None and owners[i] is not None:
+                    donated.append((len(dyn), owners[i]))
                 avals.append(_aval_of(leaf, f"argument leaf {i}"))
                 dyn.append(leaf)
                 kinds.append(None)
@@ -186,8 +399,11 @@ class Jitted:
                     f"{where()}: argument leaf {i} of {self.name}() is a "
                     f"{type(leaf).__name__}, not an array; mark it static "
                     "with static_argnums / static_argnames")
-        key_static = (stat_args, stat_kwargs, tuple(kinds))
         try:
+            key_static = (
+                tuple((i, static_key(v)) for i, v in stat_args),
+                tuple((k, static_key(v)) for k, v in stat_kwargs),
+                tuple(k and ("static", static_key(k[1])) for k in kinds))
             hash(key_static)
         except TypeError:
             raise TypeError(f"{where()}: static arguments of {self.name}() "
@@ -205,13 +421,29 @@ class Jitted:
             kw.update(stat_kwargs)
             return a, kw
 
-        return dyn, avals, key, rebuild
+        return dyn, avals, key, rebuild, donated
+
+    def _donors(self, dyn_args, dyn_kwargs):
+        """Per leaf of (dyn_args, dyn_kwargs): a description of the donated
+        argument it belongs to, or None."""
+        donate = self._positions(self.donate_argnums, len(dyn_args))
+        owners = []
+        for i, a in enumerate(dyn_args):
+            label = None
+            if i in donate:
+                name = self._params.name_of(i)
+                label = f"argument {i}" + (f" ('{name}')" if name else "")
+            owners += [label] * len(tree_flatten(a)[0])
+        for k in sorted(dyn_kwargs):
+            label = (f"argument '{k}'" if k in self._donate_names else None)
+            owners += [label] * len(tree_flatten(dyn_kwargs[k])[0])
+        return owners
 
     # -- tracing and compiling -------------------------------------------------------
 
     def _trace(self, args, kwargs):
-        self._check_args(args, kwargs)
-        dyn, avals, key, rebuild = self._split(args, kwargs)
+        args, kwargs = self._bind(args, kwargs)
+        dyn, avals, key, rebuild, donated_leaves = self._split(args, kwargs)
         module = _core.Module(context())
         out_tree = []
 
@@ -225,38 +457,28 @@ class Jitted:
         captures, out_avals = trace_function(module, self.name, flat_fun,
                                              avals)
         assert not captures
+        # Each donated leaf gets the first unclaimed result of its type.
         donated = {}
-        for pos in self.donate_argnums:
-            donated.update(self._donate(module, args, pos, avals, out_avals))
+        for i, _ in donated_leaves:
+            for j, oa in enumerate(out_avals):
+                if j not in donated.values() and \
+                        oa.key()[:2] == avals[i].key()[:2]:
+                    module.set_arg_attr(self.name, i,
+                                        "paddle.aliasing_output", f"{j} : i64")
+                    donated[i] = j
+                    break
         return module, dyn, key, out_tree[-1], donated
 
-    def _donate(self, module, args, pos, avals, out_avals):
-        """Marks the leaves of positional argument `pos` as donated to the
-        first unclaimed result of the same type."""
-        before = tree_flatten(args[:pos])[0]
-        first = sum(1 for lf in before if _is_array_leaf(lf)
-                    or type(lf) in _WEAK_DTYPES)
-        count = len([lf for lf in tree_flatten(args[pos])[0]])
-        out = {}
-        for i in range(first, first + count):
-            for j, oa in enumerate(out_avals):
-                if j not in out.values() and oa.key()[:2] == \
-                        avals[i].key()[:2]:
-                    module.set_arg_attr(self.name, i,
-                                        "paddle.aliasing_output",
-                                        f"{j} : i64")
-                    out[i] = j
-                    break
-        return out
-
     def _get(self, args, kwargs):
-        dyn, avals, key, _ = self._split(args, kwargs)
+        dyn, avals, key, _, donated_leaves = self._split(args, kwargs)
         level = self.opt_level
         if level is None:
             level = _config["opt_level"]
         key = (key, level)
         hit = self._cache.get(key)
         if hit is None:
+            # Checked before compiling, so a bad call costs no compile.
+            _check_donated(dyn, donated_leaves, self.name)
             module, _, _, out_tree, donated = self._trace(args, kwargs)
             exe = _core.compile(module, opt_level=level)
             _stats["compiles"] += 1
@@ -266,19 +488,21 @@ class Jitted:
                 donated = {int(i): int(j)
                            for i, j in sig.get("aliases", {}).items()}
             hit = _Compiled(module, self.name, exe, out_tree, donated)
-            self._cache[key] = hit
+            self._cache.put(key, hit)
+        elif hit.donated:
+            _check_donated(dyn, donated_leaves, self.name)
         return hit, dyn, avals
 
     def __call__(self, *args, **kwargs):
+        args, kwargs = self._bind(args, kwargs)
         if tracing():
-            self._check_args(args, kwargs)
             return self.fun(*args, **kwargs)
         c, dyn, avals = self._get(args, kwargs)
         inputs = []
         for leaf, a in zip(dyn, avals):
             arr = np.asarray(leaf, dtype=a.dtype)  # no copy when it fits
             if not arr.flags.c_contiguous:
-                arr = arr.copy(order="C")
+                arr = arr.copy(order="C")  # never donated: refused above
             inputs.append(arr)
         outs = c.exe.run(c.name, inputs)
         if c.donated:
@@ -302,7 +526,8 @@ class Jitted:
         return str(path)
 
     def cache_size(self):
-        """Number of compiled signatures held."""
+        """Number of compiled signatures held (at most max_cache_size: the
+        least recently used one is dropped first)."""
         return len(self._cache)
 
     def clear_cache(self):
@@ -310,7 +535,7 @@ class Jitted:
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(),
-        donate_argnums=(), opt_level=None):
+        donate_argnums=(), opt_level=None, max_cache_size=64):
     """Compiles `fun` per input signature (shapes, dtypes, static args).
 
     Usable as `@jit`, `@jit(static_argnums=...)` or `jit(f, ...)`. Results
@@ -318,12 +543,19 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(),
     `donate_argnums` lets the compiled code write results into the given
     arguments' buffers (they must be writable, C-contiguous arrays).
     `opt_level` (0..3) defaults to set_default_opt_level's value (3).
+    At most `max_cache_size` compiled signatures are kept (least recently
+    used dropped first). The arguments are checked here: positions and names
+    must be parameters of `fun` where its signature says so.
     """
+    def make(f):
+        return Jitted(f, static_argnums, static_argnames, donate_argnums,
+                      opt_level=opt_level, max_cache_size=max_cache_size)
     if fun is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames,
-                                donate_argnums, opt_level=opt_level)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums,
-                  opt_level=opt_level)
+        # What can be checked without the function is checked now.
+        _check_options(static_argnums, static_argnames, donate_argnums,
+                       opt_level, max_cache_size)
+        return make
+    return make(fun)
 
 
 class ShapeDtype(tuple):

@@ -52,7 +52,15 @@ def _flatten(x, leaves):
     if t is list:
         return ("list", tuple(_flatten(c, leaves) for c in x))
     if t is dict:
-        keys = tuple(sorted(x))
+        try:
+            keys = tuple(sorted(x))
+        except TypeError:
+            from ._trace import where
+            kinds = sorted({type(k).__name__ for k in x})
+            raise TypeError(
+                f"{where()}: a dict in a pytree needs keys that sort "
+                f"together (its leaves are ordered by key), got keys of "
+                f"types {', '.join(kinds)}") from None
         return ("dict", keys, tuple(_flatten(x[k], leaves) for k in keys))
     leaves.append(x)
     return LEAF

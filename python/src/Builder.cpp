@@ -401,6 +401,10 @@ void bindBuilder(py::module_ &m) {
          const std::vector<std::string> &argTypes,
          const std::string &visibility, const py::object &pyLoc) {
         MLIRContext *c = self->ctx();
+        // MLIR would build it, but print `@<<INVALID EMPTY SYMBOL>>`, which
+        // no parser reads back.
+        if (name.empty())
+          throw py::value_error("a function name must not be empty");
         if (SymbolTable::lookupSymbolIn(self->get(), name))
           throw py::value_error("the module already has a symbol '" + name +
                                 "'");

@@ -15,6 +15,8 @@
 #include "mlir/IR/Location.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <pybind11/numpy.h>
+
 namespace paddle_py {
 
 std::string Diagnostic::format() const {
@@ -128,6 +130,14 @@ using namespace paddle_py;
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "Paddle-MLIR: build, transform, compile and run paddle modules";
+
+  // pybind11 fills its numpy API table in a function-local static on first
+  // use, importing numpy.core.multiarray inside the initializer. That import
+  // runs Python code, which may hand the GIL to another thread; if that
+  // thread then needs the table, it waits on the static's guard while
+  // holding the GIL, and neither can go on. Filling the table here, while
+  // the import lock keeps other threads out, means no first call races.
+  py::detail::npy_api::get();
 
   // Pass pipelines given as text name passes through the global registry.
   static bool registered = [] {

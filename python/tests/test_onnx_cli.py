@@ -87,3 +87,22 @@ def test_cli_function_name_and_debug_info(tmp_path, rng):
     expected = run_ort(model, [x])
     np.testing.assert_allclose(prob, expected[0], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(logits, expected[1], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("suffix", [".mlir", ".mlirbc"])
+def test_cli_locations_only_with_debug_info(tmp_path, rng, suffix):
+    path = tmp_path / "cnn.onnx"
+    save(small_cnn(rng), path)
+    umask = os.umask(0)
+    os.umask(umask)
+    contents = {}
+    for flag in ([], ["--debug-info"]):
+        out = tmp_path / (f"cnn{len(flag)}" + suffix)
+        proc = import_cli([str(path), "-o", str(out)] + flag, tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+        contents[bool(flag)] = out.read_bytes()
+    # Node names (the location of each op) are in the file with the flag only.
+    assert b"cnn.onnx@conv" in contents[True] and b"cnn.onnx@conv" not in contents[False]
+    if suffix == ".mlir":
+        assert b"loc(" not in contents[False]

@@ -8,6 +8,8 @@
   `export` saves it.
 - `value_and_grad(f)`: pm.value_and_grad with an auxiliary result.
 - `compile(module)`: `_core.compile`.
+- `donation_problem(array)`: why a compiled call cannot update `array` in
+  place, or None (pm.jit's check of donated arguments).
 """
 
 import importlib
@@ -39,3 +41,7 @@ def value_and_grad(f):
 
 def compile(module):  # noqa: A001 (the _core name)
     return _mod("_core").compile(module)
+
+
+def donation_problem(array):
+    return _mod("_jit").donation_problem(array)

@@ -1,6 +1,7 @@
 """Layers: Modules holding parameters/buffers that call pm.nn.functional."""
 
 import math
+import numbers
 
 import numpy as np
 
@@ -16,6 +17,15 @@ _init_rng = [np.random.default_rng(0)]
 def manual_seed(seed):
     """Seeds the generator layers draw their initial parameters from."""
     _init_rng[0] = np.random.default_rng(seed)
+
+
+def _check_sizes(layer, **sizes):
+    """Sizes (features, channels, kernel dims) must be ints >= 1."""
+    for name, v in sizes.items():
+        vs = v if isinstance(v, tuple) else (v,)
+        if not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 1
+                   for d in vs):
+            raise ValueError(f"{layer}: {name} must be an int >= 1, got {v!r}")
 
 
 def _uniform(shape, bound, rng):
@@ -79,6 +89,7 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, rng=None):
         super().__init__()
+        _check_sizes("Linear", in_features=in_features, out_features=out_features)
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features)
         self.weight = Parameter(_uniform((out_features, in_features), bound, rng))
@@ -101,10 +112,12 @@ class Conv2D(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, bias=True, rng=None):
         super().__init__()
+        _check_sizes("Conv2D", in_channels=in_channels, out_channels=out_channels, groups=groups)
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"Conv2D: channels {in_channels} -> {out_channels} are not "
                              f"divisible by groups={groups}")
         kh, kw = F._pair(kernel_size, "kernel_size")
+        _check_sizes("Conv2D", kernel_size=(kh, kw))
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding = (kh, kw), stride, padding
         self.dilation, self.groups = dilation, groups
@@ -146,6 +159,7 @@ class BatchNorm2D(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True):
         super().__init__()
+        _check_sizes("BatchNorm2D", num_features=num_features)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         if affine:
             self.weight = Parameter(np.ones(num_features, np.float32))
@@ -177,6 +191,7 @@ class LayerNorm(Module):
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
         self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        _check_sizes("LayerNorm", normalized_shape=self.normalized_shape)
         if elementwise_affine:
             self.weight = Parameter(np.ones(self.normalized_shape, np.float32))
             self.bias = Parameter(np.zeros(self.normalized_shape, np.float32))
@@ -197,6 +212,7 @@ class Embedding(Module):
 
     def __init__(self, num_embeddings, embedding_dim, rng=None):
         super().__init__()
+        _check_sizes("Embedding", num_embeddings=num_embeddings, embedding_dim=embedding_dim)
         rng = rng if rng is not None else _init_rng[0]
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.weight = Parameter(

@@ -52,6 +52,14 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, name="train_step"):
+        from ..optim import Optimizer
+        from .module import Module
+        for what, value, kind, shown in (("model", model, Module, "pm.nn.Module"),
+                                         ("optimizer", optimizer, Optimizer, "pm.optim.Optimizer")):
+            if not isinstance(value, kind):
+                raise TypeError(f"TrainStep: {what} must be a {shown}, got {type(value).__name__}")
+        if not callable(loss_fn):
+            raise TypeError(f"TrainStep: loss_fn must be callable, got {type(loss_fn).__name__}")
         self.model, self.loss_fn, self.optimizer, self.name = model, loss_fn, optimizer, name
         named = model.named_parameters()
         by_id = {id(a): k for k, a in named.items()}
@@ -99,6 +107,7 @@ class TrainStep:
             return (loss, out, *new_params, *[new_state[k] for k in state_keys], *new_buffers)
 
         example = self._arguments(batch)
+        self._check_state(example)
         module = _frontend.trace(step, example, self.name)
         for i in range(n_p + n_s + n_b):
             module.set_arg_attr(self.name, i, "paddle.aliasing_output", f"{2 + i} : i64")
@@ -112,7 +121,32 @@ class TrainStep:
             warnings.warn("TrainStep: the compiled step does not alias its state arguments "
                           "(no buffer donation in this build); new values are copied back",
                           RuntimeWarning, stacklevel=3)
-        return exe, donated
+        return exe, donated, _spec(example[:-len(batch)])
+
+    def _state_names(self):
+        return ([f"parameter '{k}'" for k in self._trained]
+                + [f"optimizer state '{k}'" for k in self.optimizer.state]
+                + [f"buffer '{k}'" for k in self.model.named_buffers()]
+                + [f"frozen parameter '{k}'" for k in self._frozen])
+
+    def _check_state(self, args, specs=None):
+        """The step writes the new parameters, optimizer state and buffers
+        into the arrays themselves: each must be one it can update in place,
+        of the shape and dtype the step was compiled for."""
+        names = self._state_names()
+        n_donated = len(self._trained) + len(self.optimizer.state) + len(
+            self.model.named_buffers())
+        for i, (name, a) in enumerate(zip(names, args)):
+            problem = _frontend.donation_problem(a) if i < n_donated else None
+            if problem:
+                raise ValueError(f"TrainStep: {name} is {problem}; the step updates it in "
+                                 "place. Write new values into the array (a[...] = v) rather "
+                                 "than replacing it")
+            if specs is not None and (a.shape, a.dtype.str) != specs[i]:
+                raise ValueError(f"TrainStep: {name} is now {a.dtype} {a.shape}, the step was "
+                                 f"compiled for {np.dtype(specs[i][1])} {specs[i][0]}; write "
+                                 "new values into the array (a[...] = v) rather than "
+                                 "replacing it")
 
     def _arguments(self, batch):
         named = self.model.named_parameters()
@@ -125,8 +159,9 @@ class TrainStep:
         key = self._key(batch)
         if key not in self._cache:
             self._cache[key] = self._build(batch)
-        exe, donated = self._cache[key]
+        exe, donated, specs = self._cache[key]
         args = self._arguments(batch)
+        self._check_state(args, specs)
         results = exe.run(self.name, args)
         if not donated:
             for dst, value in zip(args, results[2:]):

@@ -3,7 +3,9 @@
     paddle-import-onnx MODEL.onnx -o OUT.mlir [--function NAME]
 
 Writes text MLIR, or bytecode when OUT ends in `.mlirbc`, through a
-temporary file and a rename (a failed import leaves no file). The function
+temporary file and a rename (a failed import leaves no file). Locations
+(the model file and each op's ONNX node name) are written with
+`--debug-info` only, in either format. The function (a C identifier)
 takes the graph inputs in order and holds the weights, so
 `paddle-run OUT.mlir --input x.npy ...` runs it as it is. Errors (missing or
 corrupt file, unsupported op or attribute) are one message on stderr and
@@ -22,12 +24,17 @@ def main(argv=None):
     parser.add_argument("-o", "--output", required=True,
                         help="output file: .mlir (text) or .mlirbc (bytecode)")
     parser.add_argument("--function", default="main",
-                        help="name of the imported function (default: main)")
+                        help="name of the imported function, a C identifier (default: main)")
     parser.add_argument("--debug-info", action="store_true",
-                        help="print locations (model file and node name) in text output")
+                        help="keep locations (model file and node name) in the output, so "
+                             "that later errors name the ONNX node")
     args = parser.parse_args(argv)
 
-    from .importer import OnnxImportError, load
+    from .importer import OnnxImportError, check_function_name, load
+    try:
+        check_function_name(args.function)
+    except ValueError as e:
+        parser.error(f"--function: {e}")
     try:
         from paddle_mlir import _core
     except ImportError as e:
@@ -36,10 +43,13 @@ def main(argv=None):
         return 1
     try:
         model = load(args.model, function_name=args.function)
-        if args.debug_info and not args.output.endswith(".mlirbc"):
-            _save_text(args.output, model.to_text(debug_info=True))
-        else:
+        if args.output.endswith(".mlirbc"):
+            # Bytecode always carries locations: drop them unless asked.
+            if not args.debug_info:
+                model.module.run_passes("strip-debuginfo")
             model.save(args.output)
+        else:
+            _save_text(args.output, model.to_text(debug_info=args.debug_info))
     except (OnnxImportError, OSError, _core.MLIRError) as e:
         print(f"paddle-import-onnx: error: {e}", file=sys.stderr)
         return 1
@@ -52,6 +62,11 @@ def _save_text(path, text):
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".paddle-import-onnx-")
     try:
+        # mkstemp creates the file 0600; the output gets the mode a plain
+        # open() would give it.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)

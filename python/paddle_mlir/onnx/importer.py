@@ -15,6 +15,7 @@ stays dynamic in the IR. Anything the importer cannot map exactly raises
 """
 
 import os
+import re
 
 import numpy as np
 
@@ -146,7 +147,8 @@ def _onnx():
 
 
 def load_model_proto(path):
-    """Reads and checks an ONNX file; errors name the file."""
+    """Reads and checks an ONNX file and its external data; errors name the
+    file (and the tensor whose external data is wrong)."""
     onnx = _onnx()
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -154,11 +156,14 @@ def load_model_proto(path):
     if os.path.isdir(path):
         raise OnnxImportError(f"ONNX model '{path}' is a directory", unsupported=False)
     try:
-        model = onnx.load(path)
-    except Exception as e:  # protobuf DecodeError, external data errors, ...
+        # The external data is read separately: its errors are not the
+        # protobuf's.
+        model = onnx.load(path, load_external_data=False)
+    except Exception as e:  # protobuf DecodeError, ...
         raise OnnxImportError(f"cannot read ONNX model '{path}': not a valid "
                               f"ONNX protobuf ({type(e).__name__}: {e})",
                               unsupported=False) from None
+    load_external_data(model, path)
     try:
         # The checker reads the file itself: given the ModelProto, it would
         # serialize it again first (0.14 s for ResNet-50's 100 MB).
@@ -167,6 +172,97 @@ def load_model_proto(path):
         raise OnnxImportError(f"invalid ONNX model '{path}': {e}",
                               unsupported=False) from None
     return model
+
+
+def _tensors(graph):
+    """Every TensorProto of `graph`: initializers, tensor attributes, and
+    those of subgraphs."""
+    yield from graph.initializer
+    for node in graph.node:
+        for a in node.attribute:
+            if a.HasField("t"):
+                yield a.t
+            yield from a.tensors
+            if a.HasField("g"):
+                yield from _tensors(a.g)
+            for g in a.graphs:
+                yield from _tensors(g)
+
+
+def _tensor_bytes(t):
+    """Bytes a tensor's data takes, or None for types without a fixed size."""
+    try:
+        itemsize = np.dtype(_onnx().helper.tensor_dtype_to_np_dtype(t.data_type)).itemsize
+    except Exception:  # strings, 4-bit types, unknown type numbers
+        return None
+    if t.data_type in (_onnx().TensorProto.INT4, _onnx().TensorProto.UINT4):
+        return None
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n * itemsize
+
+
+def load_external_data(model, path):
+    """Loads the tensors of `model` stored in files next to the model at
+    `path`. Each file must be inside the model's folder and hold the bytes
+    the tensor says it has."""
+    onnx = _onnx()
+    folder = os.path.dirname(os.path.abspath(path))
+    real_folder = os.path.realpath(folder)
+
+    def fail(message):
+        raise OnnxImportError(f"ONNX model '{path}': {message}", unsupported=False)
+
+    for t in _tensors(model.graph):
+        if t.data_location != onnx.TensorProto.EXTERNAL:
+            continue
+        info = {e.key: e.value for e in t.external_data}
+        what = f"the external data of tensor '{t.name}'"
+        location = info.get("location", "")
+        if not location:
+            fail(f"{what} names no file (its 'location' is empty)")
+        if os.path.isabs(location):
+            fail(f"{what} is at '{location}', an absolute path: external data is "
+                 "named relative to the model's folder")
+        file = os.path.join(folder, location)
+        real = os.path.realpath(file)
+        if os.path.commonpath([real, real_folder]) != real_folder:
+            fail(f"{what} is at '{location}', outside the model's folder '{folder}'")
+        if not os.path.exists(file):
+            fail(f"{what} is in '{file}', which does not exist")
+        if not os.path.isfile(file):
+            fail(f"{what} is in '{file}', which is not a regular file")
+        try:
+            offset = int(info.get("offset", 0))
+            length = int(info["length"]) if "length" in info else None
+        except ValueError:
+            fail(f"{what} has an offset ('{info.get('offset')}') or length "
+                 f"('{info.get('length')}') that is not an integer")
+        if offset < 0 or (length is not None and length < 0):
+            fail(f"{what} has a negative offset ({offset}) or length ({length})")
+        expected = _tensor_bytes(t)
+        if length is not None and expected is not None and length != expected:
+            fail(f"{what} has length {length} bytes, but the tensor (shape "
+                 f"{list(t.dims)}) needs {expected}")
+        size = os.path.getsize(file)
+        need = length if length is not None else expected
+        if need is not None and offset + need > size:
+            fail(f"{what} is in '{file}', which is truncated: the tensor needs bytes "
+                 f"{offset} to {offset + need}, the file has {size}")
+    try:
+        onnx.external_data_helper.load_external_data_for_model(model, folder)
+    except Exception as e:
+        fail(f"cannot read the external data: {type(e).__name__}: {e}")
+
+
+def check_function_name(name):
+    """The imported function's name: a C identifier, so that paddle-run
+    --function and the C entry points of paddle-compile --emit so take it
+    as it is."""
+    if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)):
+        raise ValueError(f"function name {name!r} is not valid: use a C identifier "
+                         "(letters, digits and '_', not starting with a digit)")
 
 
 class GraphImporter:
@@ -188,6 +284,13 @@ class GraphImporter:
             raise OnnxImportError("the model imports no version of the default "
                                   "ONNX domain (opset_import); only that domain is "
                                   "supported")
+        newest = _onnx().defs.onnx_opset_version()
+        if self.opset > newest:
+            raise OnnxImportError(
+                f"the model uses ONNX opset {self.opset}, newer than the newest this "
+                f"onnx package ({_onnx().__version__}) knows, {newest}: the operators' "
+                "semantics at that opset are unknown to the importer",
+                unsupported=True)
         if self.opset < MIN_OPSET:
             raise OnnxImportError(
                 f"the model uses ONNX opset {self.opset}; the importer supports "
@@ -297,6 +400,9 @@ class GraphImporter:
         return i < len(inputs) and inputs[i] != ""
 
     def tensor(self, i):
+        if not self.has(i):
+            there = "an empty name there" if i < len(self.node.input) else "no such input"
+            self.fail(f"input {i} is required but the node has {there}", unsupported=False)
         name = self.node.input[i]
         if name not in self.env:
             self.fail(f"input '{name}' is not defined before use", unsupported=False)
@@ -396,6 +502,7 @@ class GraphImporter:
         initializers = {t.name: t for t in graph.initializer}
         if graph.sparse_initializer:
             raise OnnxImportError("sparse initializers are not supported")
+        self.check_names(graph)
         inputs = [vi for vi in graph.input if vi.name not in initializers]
         arg_types = [self.input_type(vi) for vi in inputs]
         try:
@@ -440,6 +547,31 @@ class GraphImporter:
             self.fb.ret(results, loc=(self.source, 0, 0))
         except _core.MLIRError as e:
             raise OnnxImportError(f"cannot return the graph outputs: {e}", unsupported=False)
+
+    def check_names(self, graph):
+        """What the importer relies on and onnx.checker checks in load() but
+        not for import_model(): the graph has outputs, and each tensor name
+        is defined once (graph input, initializer or node output)."""
+        if not graph.output:
+            raise OnnxImportError("the graph has no outputs: the imported function "
+                                  "would compute nothing", unsupported=False)
+        defined = {}
+        for kind, names in (("graph input", [vi.name for vi in graph.input]),
+                            ("initializer", [t.name for t in graph.initializer])):
+            for name in names:
+                # An initializer may give a graph input its default value.
+                if name in defined and (kind, defined[name]) != ("initializer", "graph input"):
+                    raise OnnxImportError(f"{kind} '{name}' is defined twice (also as "
+                                          f"{defined[name]})", unsupported=False)
+                defined[name] = kind
+        for self.node_index, self.node in enumerate(graph.node):
+            for name in self.node.output:
+                if name in defined:
+                    self.fail(f"output '{name}' is already defined (as {defined[name]}); "
+                              "ONNX defines each name once", unsupported=False)
+                if name:
+                    defined[name] = self.where()
+        self.node = None
 
     def check_const_dtype(self, array, what):
         if array.dtype not in NUMPY_TO_MLIR:
@@ -498,6 +630,7 @@ def import_model(model, context=None, module=None, function_name="main",
     made in `context` (a new `_core.Context` when None).
     """
     from paddle_mlir import _core
+    check_function_name(function_name)
     if module is None:
         module = _core.Module(context if context is not None else _core.Context())
     imp = GraphImporter(model, module, function_name, source_name)
@@ -510,10 +643,12 @@ def load(path, context=None, function_name="main"):
     """Imports the ONNX file at `path` as a `paddle` module.
 
     Returns an `ImportedModel` (`.module`, `.function_name`, `.inputs`,
-    `.outputs`, `.compile()`). Raises `FileNotFoundError` for a missing file
-    and `OnnxImportError` for a corrupt model or one using an op, attribute
-    or type the importer does not support (the message names the node).
+    `.outputs`, `.compile()`). Raises `FileNotFoundError` for a missing file,
+    `ValueError` for a function name that is not a C identifier, and
+    `OnnxImportError` for a corrupt model or one using an op, attribute or
+    type the importer does not support (the message names the node).
     """
+    check_function_name(function_name)
     model = load_model_proto(path)
     return import_model(model, context=context, function_name=function_name,
                         source_name=os.fspath(path))

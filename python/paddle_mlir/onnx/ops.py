@@ -22,6 +22,9 @@ OPS = {}
 # numpy at import time; float math is left to the compiler so that results
 # do not depend on numpy's rounding. Larger tensors are not folded.
 FOLD_LIMIT = 4096
+# Import-time arrays that are not folded (a Range) become IR constants; one
+# is at most what one ONNX tensor can hold (protobuf's 2 GiB).
+MAX_CONST_BYTES = 2**31
 
 
 def op(name, attrs=None, outputs=1):
@@ -81,6 +84,19 @@ def norm_axis(imp, axis, rank, what="axis"):
     if not -rank <= axis < rank:
         imp.fail(f"{what} {axis} is out of range for rank {rank}", unsupported=False)
     return axis + rank if axis < 0 else axis
+
+
+def check_shape(imp, dims, what, allow=()):
+    """The static entries of a shape input: sizes >= 0 (or a value in
+    `allow`, such as Reshape's -1) whose product fits in int64."""
+    static = [int(d) for d in dims if is_static(d)]
+    shown = "[" + ", ".join(str(d) if is_static(d) else "?" for d in dims) + "]"
+    bad = [d for d in static if d < 0 and d not in allow]
+    if bad:
+        imp.fail(f"{what} {shown} has a negative size {bad[0]}", unsupported=False)
+    if math.prod(d for d in static if d >= 0) >= 2**63:
+        imp.fail(f"{what} {shown} has more elements than fit in 64 bits",
+                 unsupported=False)
 
 
 def has_unknown(a):
@@ -498,6 +514,7 @@ def constant_of_shape(imp, attrs):
         imp.fail("the shape (input 0) must be known at import time (a constant "
                  "or computed from the shapes of tensors)", needs_constant=True)
     dims = list(target.reshape(-1))
+    check_shape(imp, dims, "the shape (input 0)")
     if all(is_static(d) for d in dims):
         dims = [int(d) for d in dims]
         if math.prod(dims) <= FOLD_LIMIT:
@@ -526,6 +543,7 @@ def expand(imp, attrs):
         imp.fail("the shape (input 1) must be known at import time (a constant or "
                  "computed from the shapes of tensors)", needs_constant=True)
     target = list(target.reshape(-1))
+    check_shape(imp, target, "the shape (input 1)")
     known = foldable(imp, 0)
     in_shape = list(imp.shape_of(0))
     rank = max(len(target), len(in_shape))
@@ -552,7 +570,8 @@ def expand(imp, attrs):
         else:
             imp.fail("Expand to a dynamic size that is not a dim of the input "
                      "is not supported")
-    if known is not None and known[0] is not None and all(is_static(d) for d in static_out):
+    if known is not None and known[0] is not None and all(is_static(d) for d in static_out) \
+            and math.prod(static_out) <= FOLD_LIMIT:
         set_known(imp, 0, np.broadcast_to(known[0], [int(d) for d in static_out]).copy())
         return
     x = imp.value(0)
@@ -695,9 +714,13 @@ def reshape(imp, attrs):
                          f"{len(in_shape)}", unsupported=False)
             e = in_shape[k]
         dims.append(e)
+    check_shape(imp, dims, "the shape (input 1)", allow=(-1,))
     unknown = [k for k, e in enumerate(dims) if not is_static(e) or e == -1]
     known = foldable(imp, 0)
     if known is not None and not unknown:
+        if math.prod(dims) != known[0].size:
+            imp.fail(f"cannot reshape {known[0].size} elements (shape {list(known[0].shape)}) "
+                     f"to {[int(d) for d in dims]}", unsupported=False)
         set_known(imp, 0, known[0].reshape([int(d) for d in dims]))
         return
     imp.set_output(0, reshape_value(imp, imp.value(0), dims))
@@ -1345,6 +1368,9 @@ def range_(imp, attrs):
         imp.fail("delta is 0", unsupported=False)
     n = max(int(math.ceil((float(limit) - float(start)) / float(delta))), 0)
     dtype = start.dtype
+    if n * dtype.itemsize > MAX_CONST_BYTES:
+        imp.fail(f"the range has {n} elements: too large for an import-time constant "
+                 f"(at most {MAX_CONST_BYTES} bytes, as one ONNX tensor)")
     # ONNX: output[i] = start + i * delta, in the input type.
     values = (start + np.arange(n, dtype=dtype) * delta).astype(dtype)
     if n <= FOLD_LIMIT or dtype.kind != "f":

@@ -12,6 +12,8 @@ compiled train step (pm.nn.TrainStep), where the state arrays are donated
 and updated in place like the parameters.
 """
 
+import math
+import numbers
 
 import numpy as np
 
@@ -36,10 +38,18 @@ def _as_param_list(params):
     return params
 
 
+def _check_number(owner, name, value, positive=False):
+    """Hyperparameters are finite real numbers: >= 0, or > 0 if `positive`."""
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+          and math.isfinite(value) and (value > 0 if positive else value >= 0))
+    if not ok:
+        raise ValueError(f"{type(owner).__name__}: {name} must be "
+                         f"{'> 0' if positive else '>= 0'} (a finite number), got {value!r}")
+
+
 class Optimizer:
     def __init__(self, params, lr):
-        if not lr > 0.0:
-            raise ValueError(f"{type(self).__name__}: lr must be > 0, got {lr}")
+        _check_number(self, "lr", lr, positive=True)
         self.params = _as_param_list(params)
         self.lr = float(lr)
         self.state = dict()
@@ -87,9 +97,8 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr, momentum=0.0, weight_decay=0.0, nesterov=False):
         super().__init__(params, lr)
-        if momentum < 0.0 or weight_decay < 0.0:
-            raise ValueError(f"SGD: momentum ({momentum}) and weight_decay ({weight_decay}) "
-                             "must be >= 0")
+        _check_number(self, "momentum", momentum)
+        _check_number(self, "weight_decay", weight_decay)
         if nesterov and momentum == 0.0:
             raise ValueError("SGD: nesterov needs momentum > 0")
         self.momentum, self.weight_decay, self.nesterov = momentum, weight_decay, nesterov
@@ -122,12 +131,16 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
         super().__init__(params, lr)
+        if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
+            raise ValueError(f"{type(self).__name__}: betas must be a pair (beta1, beta2), "
+                             f"got {betas!r}")
+        for k, b in enumerate(betas):
+            _check_number(self, f"betas[{k}]", b)
         b1, b2 = betas
-        if not (0.0 <= b1 < 1.0 and 0.0 <= b2 < 1.0):
+        if not (b1 < 1.0 and b2 < 1.0):
             raise ValueError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}")
-        if eps < 0.0 or weight_decay < 0.0:
-            raise ValueError(f"{type(self).__name__}: eps ({eps}) and weight_decay "
-                             f"({weight_decay}) must be >= 0")
+        _check_number(self, "eps", eps)
+        _check_number(self, "weight_decay", weight_decay)
         self.betas, self.eps, self.weight_decay = (float(b1), float(b2)), eps, weight_decay
         self.state["bias_correction1"] = np.zeros((), np.float32)
         self.state["bias_correction2"] = np.zeros((), np.float32)
