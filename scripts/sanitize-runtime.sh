@@ -15,6 +15,6 @@ SOURCES=$(ls runtime/src/*.cpp | grep -Ev '/(onednn|winograd_weights)\.cpp$')
   -fno-omit-frame-pointer -Iruntime/include -Iruntime/src \
   $SOURCES unittests/RuntimeTest.cpp unittests/NpyTest.cpp \
   unittests/SessionTest.cpp unittests/WeightsTest.cpp unittests/WorkspaceTest.cpp \
-  unittests/ThreadPoolTest.cpp unittests/AsyncRuntimeTest.cpp unittests/OutputFileTest.cpp \
+  unittests/ThreadPoolTest.cpp unittests/AsyncRuntimeTest.cpp unittests/OutputFileTest.cpp unittests/CApiTest.cpp \
   -lgtest -lgtest_main -pthread -o "$OUT/runtime-tests"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$OUT/runtime-tests" --gtest_brief=1

@@ -151,7 +151,7 @@ extern "C" paddle_status_t paddle_executable_load(const char *path,
 
 extern "C" int32_t
 paddle_executable_function_count(paddle_executable_t executable) {
-  return static_cast<int32_t>(executable->functions.size());
+  return executable ? static_cast<int32_t>(executable->functions.size()) : 0;
 }
 
 extern "C" const paddle_function_signature_t *
@@ -164,6 +164,9 @@ paddle_executable_function(paddle_executable_t executable, int32_t index) {
 extern "C" paddle_status_t paddle_executable_find(paddle_executable_t exe,
                                                   const char *name,
                                                   int32_t *index) {
+  if (!exe || !index)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_executable_find: null argument");
   std::string names;
   for (const auto &f : exe->functions)
     names += (names.empty() ? "" : ", ") + std::string(f.signature->name);

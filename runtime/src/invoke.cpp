@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle_runtime/runtime.h"
+#include "tensor_check.h"
 #include "thread_pool.h"
 #include "workspace.h"
 
@@ -167,9 +168,20 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "%s: expects %d inputs, got %d", sig->name,
                                 sig->num_inputs, numInputs);
-  for (int32_t i = 0; i < numInputs; ++i)
+  if (numInputs > 0 && !inputs)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT, "%s: null inputs",
+                                sig->name);
+  if (sig->num_outputs > 0 && !outputs)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "%s: null result pointer", sig->name);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    std::string what = std::string(sig->name) + ": input " + std::to_string(i);
+    if (paddle_status_t s =
+            paddle::runtime::checkTensor(&inputs[i], what.c_str()))
+      return s;
     if (paddle_status_t s = checkInput(sig, i, inputs[i]))
       return s;
+  }
 
   // Compiled functions take dense row-major buffers: strided views that are
   // not dense already are packed into temporaries freed after the call.

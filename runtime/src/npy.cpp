@@ -7,6 +7,7 @@
 
 #include "file_io.h"
 #include "paddle_runtime/runtime.h"
+#include "tensor_check.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -207,9 +208,9 @@ paddle_status_t withPath(const char *path, paddle_status_t s) {
 /// The header and data of `t` as .npy bytes (`header` then the data).
 paddle_status_t npyHeader(const paddle_tensor_t *t, const char *path,
                           std::string &header) {
-  if (!t)
-    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
-                                "no tensor to write to '%s'", path);
+  std::string what = std::string("writing '") + path + "'";
+  if (paddle_status_t s = paddle::runtime::checkTensor(t, what.c_str()))
+    return s;
   if (t->strides)
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "cannot write a strided tensor view to '%s'; "
@@ -359,5 +360,9 @@ extern "C" paddle_status_t paddle_npy_write_all(const char *const *paths,
 
 extern "C" paddle_status_t paddle_npy_write(const char *path,
                                             const paddle_tensor_t *t) {
+  if (!t) {
+    std::string what = std::string("writing '") + (path ? path : "") + "'";
+    return paddle::runtime::checkTensor(t, what.c_str());
+  }
   return paddle_npy_write_all(&path, t, 1);
 }

@@ -226,6 +226,8 @@ extern "C" paddle_status_t paddle_session_write_trace(paddle_session_t session,
 extern "C" void paddle_session_memory_stats(paddle_session_t session,
                                             int64_t *peakCallBytes,
                                             int64_t *reservedBytes) {
+  if (!session)
+    return;
   std::lock_guard<std::mutex> lock(session->mutex);
   if (peakCallBytes)
     *peakCallBytes = session->peak;

@@ -2,6 +2,7 @@
 //----------------------------------------===//
 
 #include "paddle_runtime/runtime.h"
+#include "tensor_check.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -50,6 +51,8 @@ extern "C" const char *paddle_dtype_name(paddle_dtype_t dtype) {
 }
 
 extern "C" int64_t paddle_tensor_num_elements(const paddle_tensor_t *tensor) {
+  if (!tensor || tensor->rank < 0 || tensor->rank > PADDLE_MAX_RANK)
+    return 0;
   // A zero dim makes the tensor empty whatever the other dims are; checking
   // first keeps huge dims next to a zero (which paddle_tensor_alloc accepts)
   // from overflowing the product.
@@ -66,6 +69,9 @@ extern "C" paddle_status_t paddle_tensor_alloc(paddle_tensor_t *tensor,
                                                paddle_dtype_t dtype,
                                                int32_t rank,
                                                const int64_t *shape) {
+  if (!tensor)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_tensor_alloc: null tensor");
   memset(tensor, 0, sizeof(*tensor));
   size_t elementSize = paddle_dtype_size(dtype);
   if (!elementSize)
@@ -75,6 +81,9 @@ extern "C" paddle_status_t paddle_tensor_alloc(paddle_tensor_t *tensor,
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "rank %d is outside [0, %d]", rank,
                                 PADDLE_MAX_RANK);
+  if (rank > 0 && !shape)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_tensor_alloc: null shape");
   uint64_t bytes = elementSize;
   for (int32_t i = 0; i < rank; ++i) {
     if (shape[i] < 0)
@@ -107,4 +116,42 @@ extern "C" void paddle_tensor_free(paddle_tensor_t *tensor) {
     return;
   std::free(tensor->data);
   tensor->data = nullptr;
+}
+
+paddle_status_t paddle::runtime::checkTensor(const paddle_tensor_t *t,
+                                             const char *what) {
+  if (!t)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT, "%s: null tensor",
+                                what);
+  size_t elementSize = paddle_dtype_size(t->dtype);
+  if (!elementSize)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "%s: invalid element type %d", what,
+                                (int)t->dtype);
+  if (t->rank < 0 || t->rank > PADDLE_MAX_RANK)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "%s: rank %d is outside [0, %d]", what, t->rank,
+                                PADDLE_MAX_RANK);
+  unsigned __int128 bytes = elementSize;
+  bool empty = false;
+  for (int32_t d = 0; d < t->rank; ++d) {
+    if (t->shape[d] < 0)
+      return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                  "%s: dim %d is negative (%lld)", what, d,
+                                  (long long)t->shape[d]);
+    empty = empty || t->shape[d] == 0;
+    if (!empty) {
+      bytes *= (unsigned __int128)t->shape[d];
+      if (bytes > (unsigned __int128)INT64_MAX)
+        return paddle_status_create(
+            PADDLE_INVALID_ARGUMENT,
+            "%s: its size overflows 64 bits (dims up to %d multiply past "
+            "2^63 bytes)",
+            what, d);
+    }
+  }
+  if (!t->data && !empty)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT, "%s: has no data",
+                                what);
+  return nullptr;
 }

@@ -2,8 +2,10 @@
 
     paddle-import-onnx MODEL.onnx -o OUT.mlir [--function NAME]
 
-Writes text MLIR, or bytecode when OUT ends in `.mlirbc`, through a
-temporary file and a rename (a failed import leaves no file). Locations
+Writes text MLIR, or bytecode when OUT ends in `.mlirbc`, as the other
+tools write files (`_core.write_file`: a temporary file and a rename, so a
+failed or interrupted import leaves no file; a device node or FIFO is
+written into, never replaced). Locations
 (the model file and each op's ONNX node name) are written with
 `--debug-info` only, in either format. The function (a C identifier)
 takes the graph inputs in order and holds the weights, so
@@ -49,30 +51,12 @@ def main(argv=None):
                 model.module.run_passes("strip-debuginfo")
             model.save(args.output)
         else:
-            _save_text(args.output, model.to_text(debug_info=args.debug_info))
+            _core.write_file(args.output,
+                             model.to_text(debug_info=args.debug_info).encode())
     except (OnnxImportError, OSError, _core.MLIRError) as e:
         print(f"paddle-import-onnx: error: {e}", file=sys.stderr)
         return 1
     return 0
-
-
-def _save_text(path, text):
-    import os
-    import tempfile
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".paddle-import-onnx-")
-    try:
-        # mkstemp creates the file 0600; the output gets the mode a plain
-        # open() would give it.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 if __name__ == "__main__":
