@@ -116,8 +116,15 @@ static std::string toBytecode(ModuleOp module) {
 /// into, not replaced), removed by a failure or a signal.
 static void writeFile(const std::string &path, llvm::StringRef contents) {
   if (llvm::Error error = mlir::paddle::writeOutputFile(
-          path, [&](llvm::raw_ostream &os) { os << contents; }))
+          path, [&](llvm::raw_ostream &os) { os << contents; })) {
+    // A signal that interrupted the write (SIGINT) is the error to raise:
+    // KeyboardInterrupt rather than "Interrupted system call".
+    if (PyErr_CheckSignals() != 0) {
+      llvm::consumeError(std::move(error));
+      throw py::error_already_set();
+    }
     throwOSError(llvm::toString(std::move(error)));
+  }
 }
 
 static void save(PaddleModule &m, const std::string &path) {

@@ -280,6 +280,10 @@ extern "C" paddle_status_t paddle_invoke(paddle_packed_fn_t fn,
                  r.aligned == (const char *)r.allocated && r.offset == 0 &&
                  isContiguous(spec.rank, r.sizes, r.strides);
     if (adopt) {
+      // Written whole: a caller's uninitialized struct must not keep stale
+      // strides, which would make the result a strided view when it is
+      // passed on as an input.
+      memset(&outputs[o], 0, sizeof(outputs[o]));
       outputs[o].dtype = spec.dtype;
       outputs[o].rank = spec.rank;
       for (int32_t d = 0; d < spec.rank; ++d)

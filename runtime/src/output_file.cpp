@@ -96,9 +96,12 @@ void installHandlers() {
           (!(previousActions[i].sa_flags & SA_SIGINFO) &&
            previousActions[i].sa_handler == SIG_IGN))
         continue;
+      // Interrupted calls restart only where the previous handler had them
+      // restart: under Python's SIGINT handler a blocked open() must return
+      // (EINTR) for KeyboardInterrupt to be raised.
       struct sigaction action {};
       action.sa_sigaction = onSignal;
-      action.sa_flags = SA_SIGINFO | SA_RESTART;
+      action.sa_flags = SA_SIGINFO | (previousActions[i].sa_flags & SA_RESTART);
       sigemptyset(&action.sa_mask);
       sigaction(kSignals[i], &action, &previousActions[i]);
     }
