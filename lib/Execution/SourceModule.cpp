@@ -250,7 +250,13 @@ readBytecodeInChild(llvm::StringRef bytes, llvm::StringRef name,
     context.getDiagEngine().registerHandler([](Diagnostic &d) {
       llvm::raw_fd_ostream err(STDERR_FILENO, /*shouldClose=*/false);
       auto print = [&](Diagnostic &one, llvm::StringRef severity) {
-        err << one.getLocation() << ": " << severity << ": " << one << "\n";
+        Location loc = one.getLocation();
+        if (auto file = dyn_cast<FileLineColLoc>(loc))
+          err << file.getFilename().getValue() << ":" << file.getLine() << ":"
+              << file.getColumn();
+        else
+          err << loc;
+        err << ": " << severity << ": " << one << "\n";
       };
       print(d, d.getSeverity() == DiagnosticSeverity::Error ? "error" : "note");
       for (Diagnostic &note : d.getNotes())
@@ -302,7 +308,7 @@ readBytecodeInChild(llvm::StringRef bytes, llvm::StringRef name,
   }
   close(output);
   if (WIFEXITED(status) && WEXITSTATUS(status) == kChildParseError)
-    return error(diagnostics + "\ncannot parse '" + name + "'");
+    return error("cannot parse '" + name + "':\n" + diagnostics);
   std::string why;
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
     why = "reading it took longer than " + std::to_string(seconds) +

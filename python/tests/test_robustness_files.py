@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from paddle_testing import BUILD, PADDLE_RUN, REPO
+from paddle_testing import BUILD, PADDLE_OPT, PADDLE_RUN, REPO
 
 PADDLE_COMPILE = BUILD / "bin" / "paddle-compile"
 IMPORT_ONNX = [sys.executable, "-m", "paddle_mlir.onnx.cli"]
@@ -154,6 +154,25 @@ def test_output_errors_name_the_reason(module, tmp_path):
         assert f"cannot write '{target}': {reason}" in proc.stderr, proc.stderr
 
 
+@pytest.mark.skipif(subprocess.run(["unshare", "-m", "true"]).returncode != 0,
+                    reason="needs mount namespaces (unshare -m)")
+def test_a_read_only_target_says_so(module, tmp_path):
+    """As `-o /proc/version` did (a file in a folder where nothing can be
+    created): the message gives the real reason, not "No such file". The
+    read-only file system is a tmpfs of the test's own, in a private mount
+    namespace."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    script = (f"mount -t tmpfs -o size=1m none {ro} && echo old > {ro}/version && "
+              f"mount -o remount,ro {ro} && "
+              f"{PADDLE_COMPILE} {module} -o {ro}/version --emit mlir; echo rc=$?; "
+              f"cat {ro}/version")
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True,
+                          text=True, timeout=120)
+    assert f"cannot write '{ro}/version': Read-only file system" in proc.stderr, proc.stderr
+    assert proc.stdout.split() == ["rc=1", "old"]
+
+
 # -- result sets are all or none ---------------------------------------------------
 
 
@@ -247,9 +266,11 @@ def zero_node(path):
 
 def test_endless_inputs_end_in_a_message(module, tmp_path):
     zero = zero_node(tmp_path / "zero")
-    proc = run([PADDLE_RUN, zero], timeout=60)
-    assert proc.returncode == 1
-    assert f"cannot read '{zero}': it is a device, not a module file" in proc.stderr
+    for tool in [PADDLE_RUN, PADDLE_OPT, PADDLE_COMPILE]:
+        proc = run([tool, zero, "-o", tmp_path / "x.mlir"] if tool == PADDLE_COMPILE
+                   else [tool, zero], timeout=60)
+        assert proc.returncode == 1
+        assert f"cannot read '{zero}': it is a device, not a module file" in proc.stderr
     proc = run([PADDLE_RUN, module, "--input", zero, "--input", tmp_path / "b.npy"],
                timeout=60)
     assert proc.returncode == 1
@@ -283,9 +304,11 @@ def test_deep_nesting_is_an_error_not_a_stack_overflow(tmp_path):
     for name, text in cases.items():
         path = tmp_path / f"{name}.mlir"
         path.write_text(text)
-        proc = run([PADDLE_RUN, path], timeout=60)
-        assert proc.returncode == 1
-        assert "the module nests more than 1000 levels deep" in proc.stderr, (name, proc.stderr)
+        for tool in [PADDLE_RUN, PADDLE_OPT]:
+            proc = run([tool, path], timeout=60)
+            assert proc.returncode == 1
+            assert "the module nests more than 1000 levels deep" in proc.stderr, (
+                name, proc.stderr)
     # 200 levels are fine (the check counts brackets, not lines).
     ok = tmp_path / "ok.mlir"
     ok.write_text("func.func @main() -> tensor<1xf32> attributes {x = " + "[" * 200 + "]" * 200
@@ -351,7 +374,8 @@ def test_corrupt_bytecode_through_the_tools(tmp_path):
     for i, data in enumerate(crashing):
         path = tmp_path / f"m{i}.mlirbc"
         path.write_bytes(data)
-        for tool in ([PADDLE_RUN, path], [PADDLE_COMPILE, path, "-o", tmp_path / "x.so"]):
+        for tool in ([PADDLE_RUN, path], [PADDLE_COMPILE, path, "-o", tmp_path / "x.so"],
+                     [PADDLE_OPT, path]):
             proc = run(tool, timeout=120)
             assert proc.returncode == 1
             assert f"'{path}' is corrupt MLIR bytecode: the reader crashed" in proc.stderr
