@@ -11,6 +11,7 @@
 #include "paddle/CostModel/DeviceSpec.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <nlohmann/json.hpp>
@@ -307,6 +308,21 @@ mlir::paddle::parseDeviceSpec(llvm::StringRef text, llvm::StringRef origin) {
 }
 
 llvm::Expected<DeviceSpec> mlir::paddle::loadDeviceSpec(llvm::StringRef path) {
+  // A spec is a small JSON file: a device node or FIFO (which may never
+  // end) or anything over 1 MiB is not one.
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return llvm::createStringError(ec, "cannot read device spec '" + path +
+                                           "': " + ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        "cannot read device spec '" + path + "': not a regular file");
+  if (status.getSize() > (1u << 20))
+    return llvm::createStringError(
+        std::make_error_code(std::errc::file_too_large),
+        "cannot read device spec '" + path +
+            "': larger than 1 MiB, not a device spec");
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return llvm::createStringError(buffer.getError(),

@@ -490,3 +490,18 @@ def test_names_that_cannot_be_exported_are_errors(tmp_path):
     assert "paddle_status_t model_main(" in (tmp_path / "libpaddle.h").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "bad.mlir", "good.mlir", "libpaddle.h", "libpaddle.so"]
+
+
+def test_other_inputs_that_never_end(tmp_path):
+    """Siblings of the endless module: a device spec and an ONNX model are
+    read whole, so a device node is refused before reading."""
+    zero = zero_node(tmp_path / "zero")
+    proc = run([PADDLE_OPT, REPO / "examples" / "mlp" / "mlp.mlir",
+                f"--paddle-fuse=device={zero}"], timeout=60)
+    assert proc.returncode == 1
+    assert f"cannot read device spec '{zero}': not a regular file" in proc.stderr
+    pytest.importorskip("onnx")
+    proc = run([*IMPORT_ONNX, zero, "-o", tmp_path / "m.mlir"], env=env_with(tmp_path),
+               timeout=60)
+    assert proc.returncode == 1
+    assert f"ONNX model '{zero}' is not a regular file" in proc.stderr

@@ -155,6 +155,11 @@ def load_model_proto(path):
         raise FileNotFoundError(f"ONNX model '{path}' does not exist")
     if os.path.isdir(path):
         raise OnnxImportError(f"ONNX model '{path}' is a directory", unsupported=False)
+    if not os.path.isfile(path):
+        # onnx.load reads to the end: a device (/dev/zero) or a FIFO may
+        # never end.
+        raise OnnxImportError(f"ONNX model '{path}' is not a regular file (a device "
+                              "or a FIFO); write the model to a file", unsupported=False)
     try:
         # The external data is read separately: its errors are not the
         # protobuf's.
