@@ -59,8 +59,15 @@ def Paddle_BoolTensor : RankedTensorOf<[I1]>;
 // Base classes
 //===----------------------------------------------------------------------===//
 
+/// The static sizes of every operand and result type fit in memory
+/// arithmetic (verifyTensorSizes in TypeInference.h): no element count or
+/// byte size computed from them overflows.
+def Paddle_SizedTensors : NativeOpTrait<"SizedTensors"> {
+  let cppNamespace = "::mlir::paddle";
+}
+
 class Paddle_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Paddle_Dialect, mnemonic, traits>;
+    : Op<Paddle_Dialect, mnemonic, !listconcat([Paddle_SizedTensors], traits)>;
 
 /// Result types are inferred by one shared function (TypeInference.h), which
 /// the verifier, the builders without result types and the Python tracer all

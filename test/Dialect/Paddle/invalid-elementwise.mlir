@@ -145,3 +145,20 @@ func.func @constant_type() {
   %0 = "paddle.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @constant_splat_overflow() {
+  // expected-error @+1 {{'paddle.constant' op result #0 has shape [9223372036854775807, 9223372036854775807] of 'f32': more than 2^63 - 1 bytes}}
+  %0 = paddle.constant dense<1.0> : tensor<9223372036854775807x9223372036854775807xf32>
+  return
+}
+
+// -----
+
+func.func @iota_overflow() {
+  // expected-error @+1 {{'paddle.iota' op result #0 has shape [2305843009213693952] of 'i64': more than 2^63 - 1 bytes}}
+  %0 = paddle.iota dim = 0 : tensor<2305843009213693952xi64>
+  return
+}
+
