@@ -35,7 +35,8 @@ def Paddle_IotaOp : Paddle_Op<"iota", [Pure]> {
   let description = [{
     `result[i0, ..., in] = i_dimension`, converted to the element type. Each
     dynamic dim of the result takes its size from one `index` operand, in
-    order (as `tensor.empty` does).
+    order (as `tensor.empty` does); a negative size, or sizes whose product
+    overflows, is an error at run time.
 
     ```mlir
     %i = paddle.iota dim = 1 : tensor<2x3xi64>

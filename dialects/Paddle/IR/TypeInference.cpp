@@ -476,10 +476,11 @@ LogicalResult mlir::paddle::inferGather(std::optional<Location> loc, Type x,
     return failure();
   auto xt = cast<RankedTensorType>(x);
   int64_t a = axis < 0 ? axis + xt.getRank() : axis;
-  // Nothing can be read from an empty dim. When the result may be empty at
-  // run time, the lowering checks it there instead.
-  if (xt.getDimSize(a) == 0 && type->hasStaticShape() &&
-      type->getNumElements() != 0)
+  // No index is valid for an empty dim (numpy raises even when another dim
+  // makes the result empty). When there may be no indices, the lowering's
+  // range check decides at run time.
+  auto it = cast<RankedTensorType>(indices);
+  if (xt.getDimSize(a) == 0 && it.hasStaticShape() && it.getNumElements() != 0)
     return emitOptionalError(loc, "cannot gather from dim ", a, " of size 0");
   inferred.push_back(*type);
   return success();

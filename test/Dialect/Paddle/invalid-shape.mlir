@@ -431,3 +431,18 @@ func.func @pad_dynamic_overflow(%x: tensor<?xf32>) {
   return
 }
 
+// -----
+
+func.func @gather_empty_dim_empty_result(%x: tensor<0x0xf32>, %i: tensor<2xi32>) {
+  // expected-error @+2 {{cannot gather from dim 1 of size 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.gather %x, %i axis = 1 : tensor<0x0xf32>, tensor<2xi32> -> tensor<0x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_empty_dim_dynamic_indices(%x: tensor<0x5xf32>, %i: tensor<?xi32>) -> tensor<?x5xf32> {
+  %0 = paddle.gather %x, %i axis = 0 : tensor<0x5xf32>, tensor<?xi32> -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
+}
