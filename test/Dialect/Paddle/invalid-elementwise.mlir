@@ -162,3 +162,37 @@ func.func @iota_overflow() {
   return
 }
 
+// -----
+
+// A resource's data must be as large as its type says; the LLVM translation
+// would read past it.
+func.func @constant_resource_size() {
+  // expected-error @+1 {{'paddle.constant' op value has 12 bytes of data, but 'tensor<1000000000xf32>' takes 4000000000}}
+  %0 = paddle.constant dense_resource<blob1> : tensor<1000000000xf32>
+  return
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x040000000000803F0000004000004040"
+    }
+  }
+#-}
+
+// -----
+
+func.func @constant_resource_missing() {
+  // expected-error @+1 {{'paddle.constant' op value refers to resource '__elided__', which has no data}}
+  %0 = paddle.constant dense_resource<__elided__> : tensor<3xf32>
+  return
+}
+
+// -----
+
+// Sparse elements would be expanded to every element on the way to LLVM.
+func.func @constant_sparse() {
+  // expected-error @+1 {{'paddle.constant' op value must be dense elements or a dense resource}}
+  %0 = paddle.constant sparse<[[0], [5]], [1.0, 2.0]> : tensor<100000000000xf32>
+  return
+}
