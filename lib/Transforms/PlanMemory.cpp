@@ -39,6 +39,7 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "paddle-plan-memory"
@@ -55,6 +56,10 @@ static constexpr llvm::StringLiteral kRelease = "paddle_workspace_release";
 /// Every planned buffer starts at a multiple of this (what one-shot
 /// bufferization asks of its allocations, and a cache line).
 static constexpr int64_t kAlignment = 64;
+/// Larger static buffers are left to the allocator, which reports running
+/// out of memory for them: bounded this way, the offsets and the workspace
+/// size (sums over the buffers) cannot overflow 64 bits.
+static constexpr int64_t kMaxPlannedBytes = int64_t{1} << 40;
 
 namespace {
 
@@ -174,8 +179,13 @@ std::string FunctionPlanner::classify(memref::AllocOp alloc, Candidate &c) {
   if (alloc.getAlignment() && *alloc.getAlignment() > kAlignment)
     return "alignment above 64 bytes";
 
+  int64_t bytes;
+  if (llvm::MulOverflow(type.getNumElements(), *elemBytes, bytes) ||
+      bytes > kMaxPlannedBytes)
+    return "larger than 1 TiB";
+
   c.alloc = alloc;
-  c.bytes = type.getNumElements() * *elemBytes;
+  c.bytes = bytes;
   c.aligned = alignUp(c.bytes);
   c.first = std::numeric_limits<int64_t>::max();
   c.last = std::numeric_limits<int64_t>::min();
@@ -507,7 +517,10 @@ static unsigned promoteBodyTemporaries(scf::ParallelOp loop) {
                            s = getConstantIntValue(step);
     if (!l || !u || !s || *s <= 0)
       return 0;
-    trips *= std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
+    // Counts that overflow are far above the bound anyway.
+    if (llvm::MulOverflow(
+            trips, std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s)), trips))
+      return 0;
   }
   Block *body = loop.getBody();
   int64_t bytes = 0;
@@ -517,11 +530,15 @@ static unsigned promoteBodyTemporaries(scf::ParallelOp loop) {
     if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
         !type.getElementType().isIntOrFloat())
       continue;
+    int64_t elements = type.getNumElements();
+    if (elements > kLoopStackBytes)
+      continue;
     // Rounded up as the alignment pads it.
-    int64_t size =
-        llvm::alignTo(type.getNumElements() * type.getElementTypeBitWidth() / 8,
-                      alloc.getAlignment().value_or(16));
-    if (trips * (bytes + size) > kLoopStackBytes)
+    int64_t size = llvm::alignTo(elements * type.getElementTypeBitWidth() / 8,
+                                 alloc.getAlignment().value_or(16));
+    int64_t total;
+    if (llvm::MulOverflow(trips, bytes + size, total) ||
+        total > kLoopStackBytes)
       continue;
     memref::DeallocOp dealloc;
     bool local = true;

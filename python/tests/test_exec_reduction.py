@@ -10,7 +10,8 @@ integer sums and products, which wrap in the element type as numpy's
 
 import numpy as np
 import pytest
-from paddle_testing import run_op, tensor_type
+from paddle_testing import (RUNTIME_CHECK_ERROR, PaddleRunError, run_op,
+                            tensor_type)
 
 # (shape, axes (None: all), dims of x made dynamic)
 CASES = [
@@ -53,7 +54,8 @@ def result_type(shape, axes, dynamic, keepdims, elt):
     return "tensor<" + "".join(d + "x" for d in dims) + elt + ">"
 
 
-def run_reduce(tmp_path, op, x, axes, dynamic=(), keepdims=False, elt=None):
+def run_reduce(tmp_path, op, x, axes, dynamic=(), keepdims=False, elt=None,
+               allow_empty=False):
     elt = elt or tensor_type((), x.dtype)[len("tensor<"):-1]
     tx = tensor_type(x.shape, elt, dynamic)
     tr = result_type(x.shape, normalized(axes, x.ndim), dynamic, keepdims, elt)
@@ -62,6 +64,8 @@ def run_reduce(tmp_path, op, x, axes, dynamic=(), keepdims=False, elt=None):
         attrs += " axes = [" + ", ".join(str(a) for a in axes) + "]"
     if keepdims:
         attrs += " keepdims"
+    if allow_empty:
+        attrs += " allow_empty"
     body = f"  %0 = paddle.{op} %arg0{attrs} : {tx} -> {tr}\n  return %0 : {tr}"
     (r,) = run_op(tmp_path, body, [x], [tr], [tx])
     return r
@@ -204,17 +208,45 @@ def test_argmax_int_extremes(tmp_path):
 
 
 @pytest.mark.parametrize("op,value", [("reduce_sum", 0.0), ("reduce_prod", 1.0),
-                                      ("reduce_max", -np.inf),
-                                      ("reduce_min", np.inf),
                                       ("reduce_mean", np.nan)])
 def test_reduce_empty_dim(tmp_path, op, value):
-    # The neutral value, as documented (numpy raises for max and min).
+    # The neutral value, as numpy (whose mean of nothing is NaN too).
     x = np.zeros((0, 3), np.float32)
     r = run_reduce(tmp_path, op, x, (0,), dynamic=(0,))
     np.testing.assert_array_equal(r, np.full(3, value, np.float32))
 
 
-def test_argmax_empty_dim(tmp_path):
+@pytest.mark.parametrize("op,value", [("reduce_max", -np.inf),
+                                      ("reduce_min", np.inf)])
+def test_reduce_empty_dim_allowed(tmp_path, op, value):
+    # allow_empty: the neutral value, as ONNX's ReduceMax / ReduceMin.
+    x = np.zeros((0, 3), np.float32)
+    r = run_reduce(tmp_path, op, x, (0,), dynamic=(0,), allow_empty=True)
+    np.testing.assert_array_equal(r, np.full(3, value, np.float32))
+
+
+@pytest.mark.parametrize("op,what", [("reduce_max", "maximum"),
+                                     ("reduce_min", "minimum")])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_reduce_empty_dim_fails(tmp_path, op, what, dtype):
+    # No identity: numpy raises, and so does the compiled code.
+    x = np.zeros((0, 3), dtype)
+    with pytest.raises(ValueError):
+        getattr(np, op[len("reduce_"):])(x, axis=0)
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR +
+                       rf"paddle\.{op}: reduces dim 0 of size 0, which has no {what}"):
+        run_reduce(tmp_path, op, x, (0,), dynamic=(0,))
+    # A non-empty dim of the same empty tensor reduces fine.
+    r = run_reduce(tmp_path, op, x, (1,), dynamic=(0,))
+    assert r.shape == (0,)
+
+
+def test_argmax_empty_dim_fails(tmp_path):
     x = np.zeros((3, 0), np.int32)
-    np.testing.assert_array_equal(run_argmax(tmp_path, x, 1, dynamic=(1,)),
-                                  np.zeros(3, np.int64))
+    with pytest.raises(ValueError):
+        np.argmax(x, axis=1)
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR +
+                       r"paddle\.argmax: reduces dim 1 of size 0"):
+        run_argmax(tmp_path, x, 1, dynamic=(1,))
+    np.testing.assert_array_equal(run_argmax(tmp_path, x, 0, dynamic=(1,)),
+                                  np.argmax(x, axis=0))

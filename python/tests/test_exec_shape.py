@@ -320,34 +320,59 @@ def test_gather(tmp_path, rng, itype, case):
     check(r, np.take(x, idx, axis=axis))
 
 
-def test_gather_clamps_out_of_range(tmp_path, rng):
+@pytest.mark.parametrize("bad", [-6, 5, 100, -(2**40)])
+def test_gather_out_of_range_fails(tmp_path, rng, bad):
+    """Indices in [-n, n) count from either end; any other is an error, as
+    in numpy and ONNX (it used to be clamped)."""
+    from paddle_testing import RUNTIME_CHECK_ERROR, PaddleRunError
     x = random_array(rng, (3, 5), np.float32)
-    idx = np.array([-9, -6, -5, -1, 0, 4, 5, 100], dtype=np.int64)
-    tx, ti, tr = gather_types(x.shape, idx.shape, 1, np.float32, np.int64,
+    good = np.array([-5, -1, 0, 4], dtype=np.int64)
+    tx, ti, tr = gather_types(x.shape, good.shape, 1, np.float32, np.int64,
                               (1,), (0,))
-    r = run_single(tmp_path, "paddle.gather {args} axis = 1", [x, idx],
+    (tmp_path / "ok").mkdir()
+    r = run_single(tmp_path / "ok", "paddle.gather {args} axis = 1", [x, good],
                    [tx, ti], tr)
-    # Wrapped once, then clamped to [0, 4].
-    wrapped = np.where(idx < 0, idx + 5, idx)
-    check(r, np.take(x, np.clip(wrapped, 0, 4), axis=1))
+    check(r, np.take(x, good, axis=1))
+    idx = np.append(good, bad)
+    with pytest.raises(IndexError):
+        np.take(x, idx, axis=1)
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR +
+                       r"paddle\.gather: an index is out of range for dim 1 of x"):
+        run_single(tmp_path, "paddle.gather {args} axis = 1", [x, idx],
+                   [tx, ti], tr)
 
 
-@pytest.mark.parametrize("index,axis", [(1, 0), (-1, 1), (-5, 1), (7, 2), (0, -1)])
+@pytest.mark.parametrize("index,axis", [(1, 0), (-1, 1), (-4, 1), (4, 2), (0, -1)])
 def test_gather_constant_scalar_index(tmp_path, rng, index, axis):
-    """A constant scalar index is a slice (a view, no copy loop): the same
-    wrap-once-then-clamp rule as indices read at run time."""
+    """A constant scalar index is a slice (a view, no copy loop), wrapped
+    once as indices read at run time."""
     x = random_array(rng, (3, 4, 5), np.float32)
     a = axis % 3
-    n = x.shape[a]
     out = [d for i, d in enumerate(x.shape) if i != a]
+    (r,) = run_module(tmp_path, constant_index_gather(x, index, axis, out), [x])
+    np.testing.assert_array_equal(r, np.take(x, index, axis=a))
+
+
+@pytest.mark.parametrize("index,axis", [(-5, 1), (7, 2), (3, 0)])
+def test_gather_constant_scalar_index_out_of_range(tmp_path, rng, index, axis):
+    from paddle_testing import RUNTIME_CHECK_ERROR, PaddleRunError
+    x = random_array(rng, (3, 4, 5), np.float32)
+    a = axis % 3
+    out = [d for i, d in enumerate(x.shape) if i != a]
+    with pytest.raises(IndexError):
+        np.take(x, index, axis=a)
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR +
+                       rf"paddle\.gather: an index is out of range for dim {a} "
+                       rf"of x \(size {x.shape[a]}\)"):
+        run_module(tmp_path, constant_index_gather(x, index, axis, out), [x])
+
+
+def constant_index_gather(x, index, axis, out):
     tx, tr = tensor_type(x.shape, np.float32), tensor_type(out, np.float32)
-    text = (f"func.func @main(%x: {tx}) -> {tr} {{\n"
+    return (f"func.func @main(%x: {tx}) -> {tr} {{\n"
             f"  %i = paddle.constant dense<{index}> : tensor<i64>\n"
             f"  %0 = paddle.gather %x, %i axis = {axis} : {tx}, tensor<i64> -> {tr}\n"
             f"  return %0 : {tr}\n}}\n")
-    (r,) = run_module(tmp_path, text, [x])
-    wrapped = index + n if index < 0 else index
-    np.testing.assert_array_equal(r, np.take(x, min(max(wrapped, 0), n - 1), axis=a))
 
 
 # -----------------------------------------------------------------------------
@@ -355,17 +380,8 @@ def test_gather_constant_scalar_index(tmp_path, rng, index, axis):
 # -----------------------------------------------------------------------------
 
 def scatter_reference(x, idx, updates, axis):
-    n = x.shape[axis]
-    wrapped = np.where(idx < 0, idx + n, idx)
-    keep = (wrapped >= 0) & (wrapped < n)
-    # Skipped indices: move their updates out of the picture by zeroing them
-    # and pointing them at 0 (adding 0 changes nothing).
-    a = axis % x.ndim
-    mask = keep.reshape((1,) * a + keep.shape + (1,) * (x.ndim - a - 1))
-    updates = np.where(mask, updates, np.zeros_like(updates))
     result = x.copy()
-    np.add.at(result, (slice(None),) * a + (np.where(keep, wrapped, 0),),
-              updates)
+    np.add.at(result, (slice(None),) * (axis % x.ndim) + (idx,), updates)
     return result
 
 
@@ -380,8 +396,8 @@ def test_scatter_add(tmp_path, rng, itype, case):
     ishape = random_shape(rng, int(rng.integers(0, 3)), 1, 6)
     n = shape[a]
     x = random_array(rng, shape, dtype)
-    # Few distinct values: indices repeat; some fall out of range (skipped).
-    idx = rng.integers(-n - 2, n + 2, size=ishape).astype(itype)
+    # Few distinct values: indices repeat, from either end.
+    idx = rng.integers(-n, n, size=ishape).astype(itype)
     ushape = tuple(shape[:a]) + ishape + tuple(shape[a + 1:])
     updates = random_array(rng, ushape, dtype)
     dyn = random_dynamic(rng, rank) if case % 2 else ()
@@ -398,17 +414,37 @@ def test_scatter_add(tmp_path, rng, itype, case):
 
 def test_scatter_add_repeated(tmp_path):
     x = np.zeros((4, 2), dtype=np.float32)
-    idx = np.array([1, 1, -1, 3, 7, -5, 1], dtype=np.int32)
-    updates = np.arange(14, dtype=np.float32).reshape(7, 2)
+    idx = np.array([1, 1, -1, 3, -4, 1], dtype=np.int32)
+    updates = np.arange(12, dtype=np.float32).reshape(6, 2)
     r = run_single(tmp_path, "paddle.scatter_add {args} axis = 0",
                    [x, idx, updates],
                    ["tensor<4x2xf32>", "tensor<?xi32>", "tensor<?x2xf32>"],
                    "tensor<4x2xf32>")
-    # -1 wraps to 3; 7 and -5 (still -1 after wrapping) are skipped.
+    # -1 wraps to 3, -4 to 0.
     expected = np.zeros((4, 2), dtype=np.float32)
-    expected[1] = updates[0] + updates[1] + updates[6]
+    expected[0] = updates[4]
+    expected[1] = updates[0] + updates[1] + updates[5]
     expected[3] = updates[2] + updates[3]
     check(r, expected)
+
+
+@pytest.mark.parametrize("bad", [4, -5])
+def test_scatter_add_out_of_range_fails(tmp_path, bad):
+    """As numpy.add.at (and ONNX ScatterElements), an index outside
+    [-n, n) is an error; it used to be skipped."""
+    from paddle_testing import RUNTIME_CHECK_ERROR, PaddleRunError
+    x = np.zeros((4, 2), dtype=np.float32)
+    idx = np.array([1, bad, 0], dtype=np.int64)
+    updates = np.ones((3, 2), dtype=np.float32)
+    with pytest.raises(IndexError):
+        np.add.at(x.copy(), idx, updates)
+    with pytest.raises(PaddleRunError, match=RUNTIME_CHECK_ERROR +
+                       r"paddle\.scatter_add: an index is out of range for "
+                       r"dim 0 of x \(size 4\)"):
+        run_single(tmp_path, "paddle.scatter_add {args} axis = 0",
+                   [x, idx, updates],
+                   ["tensor<4x2xf32>", "tensor<?xi64>", "tensor<?x2xf32>"],
+                   "tensor<4x2xf32>")
 
 
 # -----------------------------------------------------------------------------

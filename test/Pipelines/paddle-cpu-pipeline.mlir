@@ -1,7 +1,8 @@
 // RUN: paddle-opt %s --paddle-cpu-pipeline | FileCheck %s
-// The pipeline leaves nothing but the LLVM dialect.
+// The pipeline leaves nothing but the LLVM dialect (run-time check messages
+// still name the paddle op).
 
-// CHECK-NOT: paddle.
+// CHECK-NOT: {{^ *(%.* = )?"?paddle\.}}
 // CHECK-NOT: linalg.
 // CHECK-NOT: memref.
 // CHECK-NOT: func.func
@@ -14,7 +15,7 @@
 // CHECK: llvm.insertvalue %[[BUF]], %{{.*}}[0]
 // CHECK-NEXT: llvm.insertvalue %[[BUF]], %{{.*}}[1]
 // CHECK: llvm.fcmp
-// CHECK-NOT: paddle.
+// CHECK-NOT: {{^ *(%.* = )?"?paddle\.}}
 func.func @main(%a: tensor<4x?xf32>, %b: tensor<?xf32>) -> tensor<4x?xf32> {
   %0 = "paddle.add"(%a, %b) : (tensor<4x?xf32>, tensor<?xf32>) -> tensor<4x?xf32>
   %1 = paddle.relu %0 : tensor<4x?xf32> -> tensor<4x?xf32>

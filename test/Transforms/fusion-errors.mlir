@@ -46,3 +46,15 @@ func.func @yield_type(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
+
+// -----
+
+func.func @unknown_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'paddle.fusion' op has unknown kind "elementwize"; expected one of elementwise, reduction, softmax, layer_norm, matmul, conv}}
+  %0 = paddle.fusion "elementwize"(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = paddle.neg %a : tensor<4xf32> -> tensor<4xf32>
+    paddle.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}

@@ -398,3 +398,29 @@ func.func @loop_temporaries(%x: memref<128xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Buffers above 1 TiB stay allocs: the allocator reports running out of
+// memory for them, where two 2^62-byte buffers at planned offsets would
+// wrap the workspace size around 2^63.
+// CHECK-LABEL: func.func @too_large
+// CHECK-SAME: buffers = 1 : i64
+// CHECK-SAME: planned = 1024 : i64
+// CHECK-SAME: unplanned = 2 : i64
+// CHECK: memref.alloc() {paddle.unplanned = "larger than 1 TiB"} : memref<4611686018427387904xi8>
+// CHECK: memref.alloc() {paddle.unplanned = "larger than 1 TiB"} : memref<4611686018427387904xi8>
+func.func @too_large() {
+  %i = arith.constant 1 : i8
+  %f = arith.constant 1.0 : f32
+  %a = memref.alloc() : memref<4611686018427387904xi8>
+  %b = memref.alloc() : memref<4611686018427387904xi8>
+  %c = memref.alloc() : memref<256xf32>
+  linalg.fill ins(%i : i8) outs(%a : memref<4611686018427387904xi8>)
+  linalg.fill ins(%i : i8) outs(%b : memref<4611686018427387904xi8>)
+  linalg.fill ins(%f : f32) outs(%c : memref<256xf32>)
+  memref.dealloc %a : memref<4611686018427387904xi8>
+  memref.dealloc %b : memref<4611686018427387904xi8>
+  memref.dealloc %c : memref<256xf32>
+  return
+}

@@ -3,6 +3,8 @@
 #include "dialects/Paddle/IR/FoldUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APSInt.h"
 
 #include <cmath>
@@ -76,6 +78,25 @@ LogicalResult ConstantOp::verify() {
   if (!type || !type.hasStaticShape())
     return emitOpError("value must have a static ranked tensor type, got ")
            << getValue().getType();
+  // The lowering stores dense data (or fills a splat at run time); other
+  // kinds would be expanded to every element on the way to LLVM.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(getValue())) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return emitOpError("value refers to resource '")
+             << resource.getRawHandle().getKey() << "', which has no data";
+    int64_t bytes =
+        type.getNumElements() * getElementByteSize(type.getElementType());
+    if (static_cast<int64_t>(blob->getData().size()) != bytes)
+      return emitOpError("value has ")
+             << blob->getData().size() << " bytes of data, but " << type
+             << " takes " << bytes;
+    return success();
+  }
+  if (!isa<DenseElementsAttr>(getValue()))
+    return emitOpError("value must be dense elements or a dense resource, "
+                       "got ")
+           << getValue();
   return success();
 }
 

@@ -10,6 +10,13 @@ YieldOp FusionOp::getYield() {
 }
 
 LogicalResult FusionOp::verify() {
+  // The patterns paddle-fuse forms groups around (docs/fusion.md).
+  static constexpr llvm::StringLiteral kinds[] = {
+      "elementwise", "reduction", "softmax", "layer_norm", "matmul", "conv"};
+  if (!llvm::is_contained(kinds, getKind()))
+    return emitOpError() << "has unknown kind \"" << getKind()
+                         << "\"; expected one of elementwise, reduction, "
+                            "softmax, layer_norm, matmul, conv";
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
     return emitOpError() << "has " << getInputs().size()

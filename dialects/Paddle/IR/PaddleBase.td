@@ -31,6 +31,12 @@ def Paddle_Dialect : Dialect {
     Operands of one op share one element type: conversions are explicit
     (`paddle.cast`).
 
+    Every tensor fits in memory arithmetic: the verifier of every op rejects
+    an operand or result type whose static sizes make more than 2^63 - 1
+    bytes, and compiled code checks dynamic sizes (non-negative, the same
+    bound) before it allocates a tensor or loops over one, failing with a
+    message that names the op's location.
+
     The dialect is lowered to `linalg`/`tensor`/`arith`/`math` by
     `--paddle-convert-paddle-to-linalg`, and all the way to the LLVM dialect by
     the `paddle-cpu-pipeline` pipeline.
@@ -59,8 +65,15 @@ def Paddle_BoolTensor : RankedTensorOf<[I1]>;
 // Base classes
 //===----------------------------------------------------------------------===//
 
+/// The static sizes of every operand and result type fit in memory
+/// arithmetic (verifyTensorSizes in TypeInference.h): no element count or
+/// byte size computed from them overflows.
+def Paddle_SizedTensors : NativeOpTrait<"SizedTensors"> {
+  let cppNamespace = "::mlir::paddle";
+}
+
 class Paddle_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Paddle_Dialect, mnemonic, traits>;
+    : Op<Paddle_Dialect, mnemonic, !listconcat([Paddle_SizedTensors], traits)>;
 
 /// Result types are inferred by one shared function (TypeInference.h), which
 /// the verifier, the builders without result types and the Python tracer all

@@ -16,8 +16,11 @@ def Paddle_ConstantOp : Paddle_Op<"constant", [ConstantLike, Pure,
     }]>]> {
   let summary = "A tensor of known values.";
   let description = [{
-    Produces the tensor given by the dense elements attribute `value`. The
-    result type is the attribute's type, so it is always static.
+    Produces the tensor given by `value`, dense elements or a dense resource
+    (whose data must be as large as its type). The result type is the
+    attribute's type, so it is always static. A splat larger than 64 KiB is
+    filled when the code runs rather than stored, so a huge one is an
+    out-of-memory error at run time, not a huge artifact.
 
     ```mlir
     %c = paddle.constant dense<[1.0, 2.0]> : tensor<2xf32>
@@ -35,7 +38,8 @@ def Paddle_IotaOp : Paddle_Op<"iota", [Pure]> {
   let description = [{
     `result[i0, ..., in] = i_dimension`, converted to the element type. Each
     dynamic dim of the result takes its size from one `index` operand, in
-    order (as `tensor.empty` does).
+    order (as `tensor.empty` does); a negative size, or sizes whose product
+    overflows, is an error at run time.
 
     ```mlir
     %i = paddle.iota dim = 1 : tensor<2x3xi64>

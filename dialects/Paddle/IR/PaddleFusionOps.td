@@ -24,7 +24,7 @@ def Paddle_FusionOp : Paddle_Op<"fusion", [IsolatedFromAbove,
     broadcast ops), `reduction` (a reduction with the elementwise ops that
     feed it and consume its result), `softmax`, `layer_norm` (the op with its
     elementwise neighbours), `matmul` and `conv` (the contraction with its
-    bias, activation and residual epilogue).
+    bias, activation and residual epilogue); any other kind is an error.
 
     Made by `paddle-fuse` from a cost-model decision and lowered by
     `paddle-lower-fusion` (docs/fusion.md); the group itself computes exactly

@@ -66,7 +66,9 @@ def Paddle_Conv2DOp : Paddle_Op<"conv2d", [Pure,
       `o / (O / groups)`. `C` and `O` must be divisible by `groups`.
 
     `OH = (H + top + bottom - dh * (KH - 1) - 1) / sh + 1` (floor), likewise
-    `OW`; both must be > 0.
+    `OW`; both must be > 0 (the padded input holds the dilated kernel),
+    checked by the verifier for static sizes and at run time for dynamic
+    ones.
     `result[n, o, y, x] = sum_{c, i, j} padded[n, g * C/groups + c,
     y * sh + i * dh, x * sw + j * dw] * filter[o, c, i, j]` with `g` the group
     of `o`. f16 and bf16 accumulate in f32; as for `paddle.matmul`, an f32
@@ -165,7 +167,8 @@ def Paddle_RngUniformOp : Paddle_Op<"rng_uniform", [Pure]> {
     Fills the result with numbers in `[low, high)` (attributes, F64,
     defaults 0 and 1; `low <= high`, both finite), a pure function of the
     rank-0 i64 `seed` and of the position. Each dynamic dim of the result
-    takes its size from one `index` operand, in order (as `paddle.iota`).
+    takes its size from one `index` operand, in order, checked at run time
+    as `paddle.iota`'s.
 
     The element with row-major linear index `i` is, in uint64 arithmetic
     (wrapping):

@@ -20,6 +20,19 @@
 #include "dialects/Paddle/IR/PaddleEnums.h.inc"
 #include "dialects/Paddle/IR/PaddleInterfaces.h.inc"
 
+namespace mlir::paddle {
+/// Every operand and result type of the op fits in memory arithmetic
+/// (verifyTensorSizes); Paddle_Op gives it to every paddle op.
+template <typename ConcreteType>
+class SizedTensors
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, SizedTensors> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyTensorSizes(op);
+  }
+};
+} // namespace mlir::paddle
+
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Paddle/IR/PaddleAttrs.h.inc"
 

@@ -202,11 +202,13 @@ def Paddle_GatherOp : Paddle_Op<"gather", [Pure,
     `numpy.take(x, indices, axis)`: the result has shape
     `x.shape[:axis] + indices.shape + x.shape[axis+1:]` and
     `result[a..., i..., b...] = x[a..., indices[i...], b...]`. A negative
-    `axis` counts from the end. Indices are `i32` or `i64`; a negative index
-    counts from the end of the dim (it is increased by its size once), and an
-    index still out of range after that is clamped to `[0, size - 1]`, so the
-    lowered code never reads out of bounds. Gathering from an empty dim is an
-    error (at run time when the dim is dynamic) unless there are no indices.
+    `axis` counts from the end. Indices are `i32` or `i64` in `[-size, size)`
+    of the dim, as in numpy and ONNX: a negative index counts from the end.
+    Any other index is an error, checked before the gather in one pass over
+    the indices (none for constant indices in range): the call fails with a
+    message naming the op's location. So gathering from an empty dim is an
+    error unless there are no indices (rejected by the verifier when both
+    are static).
 
     ```mlir
     %r = paddle.gather %x, %i axis = 1
@@ -236,11 +238,11 @@ def Paddle_ScatterAddOp : Paddle_Op<"scatter_add", [Pure,
     `r[a..., indices[i...], b...] += updates[a..., i..., b...]`, where
     repeated indices add up. `updates` has shape
     `x.shape[:axis] + indices.shape + x.shape[axis+1:]` and the element type
-    of `x`. A negative `axis` counts from the end. A negative index counts
-    from the end of the dim (it is increased by its size once); an index
-    still out of range after that is skipped. Dynamic sizes of `updates`
-    must agree with `x` and `indices` at run time (checked by assertions in
-    the lowered code).
+    of `x`. A negative `axis` counts from the end. Indices are in
+    `[-size, size)` of the dim, a negative one counting from the end; any
+    other is an error at run time, as for `paddle.gather`. Dynamic sizes of
+    `updates` must agree with `x` and `indices` at run time (checked by
+    assertions in the lowered code).
 
     ```mlir
     %r = paddle.scatter_add %x, %i, %u axis = 0

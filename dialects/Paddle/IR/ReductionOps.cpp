@@ -167,3 +167,43 @@ OpFoldResult ArgmaxOp::fold(FoldAdaptor) {
     return {};
   return DenseElementsAttr::get(rt, APInt(64, 0));
 }
+
+//===----------------------------------------------------------------------===//
+// Verifiers: reductions without an identity
+//===----------------------------------------------------------------------===//
+
+/// max, min and argmax of nothing have no value: numpy raises, and so does
+/// the verifier for a static dim of size 0 (the lowering checks dynamic
+/// ones at run time).
+static LogicalResult
+verifyReducesSomething(Operation *op, RankedTensorType xt,
+                       std::optional<ArrayRef<int64_t>> axes, StringRef what) {
+  // Invalid axes are the type inference's error, reported before this.
+  auto dims = normalizeAxes(std::nullopt, axes, xt.getRank());
+  if (failed(dims))
+    return success();
+  for (int64_t d : *dims)
+    if (xt.getDimSize(d) == 0)
+      return op->emitOpError()
+             << "reduces dim " << d << " of size 0, which has no " << what
+             << " (numpy raises)";
+  return success();
+}
+
+LogicalResult ReduceMaxOp::verify() {
+  if (getAllowEmpty())
+    return success();
+  return verifyReducesSomething(*this, getX().getType(), getAxes(), "maximum");
+}
+
+LogicalResult ReduceMinOp::verify() {
+  if (getAllowEmpty())
+    return success();
+  return verifyReducesSomething(*this, getX().getType(), getAxes(), "minimum");
+}
+
+LogicalResult ArgmaxOp::verify() {
+  int64_t axis = getAxis();
+  return verifyReducesSomething(*this, getX().getType(), ArrayRef(axis),
+                                "largest element");
+}

@@ -3,7 +3,11 @@
 #include "dialects/Paddle/IR/TypeInference.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::paddle;
@@ -58,6 +62,41 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
       ", ");
   os << "]";
   return s;
+}
+
+int64_t mlir::paddle::getElementByteSize(Type type) {
+  if (type.isIndex())
+    return 8;
+  if (type.isIntOrFloat())
+    return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+  return 0;
+}
+
+LogicalResult
+mlir::paddle::verifyTensorSize(function_ref<InFlightDiagnostic()> emitError,
+                               Type type, const Twine &what) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank() || llvm::is_contained(shaped.getShape(), 0))
+    return success();
+  int64_t bytes =
+      std::max<int64_t>(getElementByteSize(shaped.getElementType()), 1);
+  for (int64_t d : shaped.getShape())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return emitError() << what << " has shape " << shapeStr(shaped.getShape())
+                         << " of " << shaped.getElementType()
+                         << ": more than 2^63 - 1 bytes";
+  return success();
+}
+
+LogicalResult mlir::paddle::verifyTensorSizes(Operation *op) {
+  auto emit = [&] { return op->emitOpError(); };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(verifyTensorSize(emit, type, "operand #" + Twine(i))))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(verifyTensorSize(emit, type, "result #" + Twine(i))))
+      return failure();
+  return success();
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -398,16 +437,13 @@ LogicalResult mlir::paddle::inferPad(std::optional<Location> loc, Type x,
     if (low[d] < 0 || high[d] < 0)
       return emitOptionalError(loc, "padding must be non-negative, got low ",
                                low[d], " and high ", high[d], " at dim ", d);
-    int64_t n = xt.getDimSize(d), size;
-    if (ShapedType::isDynamic(n)) {
-      out.push_back(n);
-      continue;
-    }
-    if (llvm::AddOverflow(n, low[d], size) ||
-        llvm::AddOverflow(size, high[d], size))
+    // The lowering adds low + high to a dynamic size: that sum must fit too.
+    int64_t n = xt.getDimSize(d), added, size;
+    if (llvm::AddOverflow(low[d], high[d], added) ||
+        (!ShapedType::isDynamic(n) && llvm::AddOverflow(n, added, size)))
       return emitOptionalError(loc, "the padded size of dim ", d,
                                " does not fit in 64 bits");
-    out.push_back(size);
+    out.push_back(ShapedType::isDynamic(n) ? n : size);
   }
   inferred.push_back(RankedTensorType::get(out, xt.getElementType()));
   return success();
@@ -440,10 +476,11 @@ LogicalResult mlir::paddle::inferGather(std::optional<Location> loc, Type x,
     return failure();
   auto xt = cast<RankedTensorType>(x);
   int64_t a = axis < 0 ? axis + xt.getRank() : axis;
-  // Nothing can be read from an empty dim. When the result may be empty at
-  // run time, the lowering checks it there instead.
-  if (xt.getDimSize(a) == 0 && type->hasStaticShape() &&
-      type->getNumElements() != 0)
+  // No index is valid for an empty dim (numpy raises even when another dim
+  // makes the result empty). When there may be no indices, the lowering's
+  // range check decides at run time.
+  auto it = cast<RankedTensorType>(indices);
+  if (xt.getDimSize(a) == 0 && it.hasStaticShape() && it.getNumElements() != 0)
     return emitOptionalError(loc, "cannot gather from dim ", a, " of size 0");
   inferred.push_back(*type);
   return success();
@@ -685,7 +722,7 @@ LogicalResult mlir::paddle::inferConv2D(std::optional<Location> loc, Type input,
   if (isStatic(f[0]) && f[0] % groups != 0)
     return emitOptionalError(loc, "output channels (", f[0],
                              ") are not divisible by groups (", groups, ")");
-  if (isStatic(in[1]) && isStatic(f[1]) && f[1] * groups != in[1])
+  if (isStatic(in[1]) && isStatic(f[1]) && f[1] != in[1] / groups)
     return emitOptionalError(
         loc, "filter has ", f[1], " input channels per group, expected ",
         in[1] / groups, " (", in[1], " channels / ", groups, " groups)");
@@ -696,8 +733,13 @@ LogicalResult mlir::paddle::inferConv2D(std::optional<Location> loc, Type input,
       shape.push_back(ShapedType::kDynamic);
       continue;
     }
-    int64_t extent = size + padding[i] + padding[2 + i];
-    int64_t window = dilations[i] * (k - 1) + 1;
+    int64_t extent, window;
+    if (llvm::AddOverflow(size, padding[i], extent) ||
+        llvm::AddOverflow(extent, padding[2 + i], extent) ||
+        llvm::MulOverflow(dilations[i], k - 1, window) ||
+        llvm::AddOverflow(window, int64_t{1}, window))
+      return emitOptionalError(loc, "conv2d ", i == 0 ? "height" : "width",
+                               " sizes do not fit in 64 bits");
     if (k < 1 || window > extent)
       return emitOptionalError(
           loc, "conv2d output ", i == 0 ? "height" : "width",
@@ -712,14 +754,18 @@ LogicalResult mlir::paddle::inferConv2D(std::optional<Location> loc, Type input,
 int64_t mlir::paddle::poolOutputSize(int64_t size, int64_t kernel,
                                      int64_t stride, int64_t padBefore,
                                      int64_t padAfter, bool ceilMode) {
-  int64_t span = size + padBefore + padAfter - kernel;
+  // 128 bits: a size near 2^63 plus the padding must not wrap (inferPool2D
+  // rejects results that do not fit in 64 bits).
+  __int128 span = static_cast<__int128>(size) + padBefore + padAfter - kernel;
   if (span < 0)
     return 0;
-  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  __int128 out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
   // A ceil-mode window must start inside the input or the leading padding.
-  if (ceilMode && (out - 1) * stride >= size + padBefore)
+  if (ceilMode && (out - 1) * stride >= static_cast<__int128>(size) + padBefore)
     --out;
-  return out;
+  return out > std::numeric_limits<int64_t>::max()
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(out);
 }
 
 LogicalResult mlir::paddle::inferPool2D(std::optional<Location> loc, Type input,
@@ -756,6 +802,10 @@ LogicalResult mlir::paddle::inferPool2D(std::optional<Location> loc, Type input,
     }
     int64_t out = poolOutputSize(size, kernel[i], strides[i], padding[i],
                                  padding[2 + i], ceilMode);
+    if (out == std::numeric_limits<int64_t>::max())
+      return emitOptionalError(loc, "pooling output ",
+                               i == 0 ? "height" : "width",
+                               " does not fit in 64 bits");
     if (out <= 0)
       return emitOptionalError(
           loc, "pooling output ", i == 0 ? "height" : "width",

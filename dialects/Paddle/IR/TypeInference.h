@@ -10,7 +10,9 @@
 #define PADDLE_DIALECT_PADDLE_IR_TYPEINFERENCE_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeRange.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
@@ -25,6 +27,24 @@ bool areCompatibleReturnTypes(TypeRange inferred, TypeRange written);
 /// where f16 or bf16 is inferred: matmul and conv2d may return their f32
 /// accumulator unrounded (bf16 x bf16 -> f32, as AMX and oneDNN compute).
 bool areCompatibleAccumulatorReturnTypes(TypeRange inferred, TypeRange written);
+
+/// The number of bytes of one element of `type` as stored in memory (i1 takes
+/// a byte); 0 for types without a fixed size.
+int64_t getElementByteSize(Type type);
+
+/// Checks that the static part of `type`, a ranked tensor or memref, fits in
+/// memory arithmetic: the product of its static sizes (a dim of size 0 makes
+/// it 0) times the element size is at most 2^63 - 1 bytes, so element counts,
+/// strides and byte sizes computed from it never overflow. Dynamic dims are
+/// checked at run time (buildEmpty in the lowering). Otherwise reports
+/// through `emitError` that `what` (e.g. "result #0") is too large.
+LogicalResult verifyTensorSize(function_ref<InFlightDiagnostic()> emitError,
+                               Type type, const Twine &what);
+
+/// verifyTensorSize for every operand and result of `op`: the check shared
+/// by all paddle ops (the SizedTensors trait) and by the lowering's check of
+/// function signatures.
+LogicalResult verifyTensorSizes(Operation *op);
 
 /// The NumPy broadcast of two shapes, or failure with a message at `loc`.
 /// A dynamic dim against a static 1 gives the dynamic dim; a dynamic dim
@@ -162,7 +182,8 @@ LogicalResult inferPool2D(std::optional<Location> loc, Type input,
 
 /// PyTorch pooling output size of one dim: `size` (the input, >= 0),
 /// padded by `padBefore` and `padAfter`, windows `kernel` wide every
-/// `stride`. May be <= 0 when the input is too small.
+/// `stride`. May be <= 0 when the input is too small; INT64_MAX when it
+/// does not fit in 64 bits.
 int64_t poolOutputSize(int64_t size, int64_t kernel, int64_t stride,
                        int64_t padBefore, int64_t padAfter, bool ceilMode);
 

@@ -74,7 +74,9 @@ def PlanMemoryPass : Pass<"paddle-plan-memory", "::mlir::ModuleOp"> {
     written by ops that keep no reference: linalg ops on buffers,
     loads/stores, `memref.copy`. A buffer that reaches `func.return`, a call,
     a terminator or any other op stays a `memref.alloc`, marked with
-    `paddle.unplanned = "<reason>"`, as do dynamic shapes.
+    `paddle.unplanned = "<reason>"`, as do dynamic shapes and buffers above
+    1 TiB (left to the allocator, which reports running out of memory, so
+    offsets and the workspace size never overflow).
 
     A buffer lives from its first to its last use, counted over the ops of
     the entry block (a use inside a loop counts at the loop). Buffers whose

@@ -366,11 +366,32 @@ struct ElementwiseLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// Splat constants larger than this are filled at run time instead of
+/// stored: LLVM expands a splat initializer to every element, so a large
+/// one costs its full size in compile-time memory (100 GB aborted the JIT)
+/// and in artifacts, where a fill costs one pass over memory per call, and
+/// none where it feeds elementwise ops: elementwise fusion folds its value
+/// into them as it does a splat's.
+constexpr int64_t kMaxStoredSplatBytes = 1 << 16;
+
 struct ConstantLowering : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    // The verifier bounds the byte size, so the product does not overflow.
+    if (splat &&
+        type.getNumElements() * getElementByteSize(type.getElementType()) >
+            kMaxStoredSplatBytes) {
+      Location loc = op.getLoc();
+      Value value = arith::ConstantOp::create(
+          rewriter, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      rewriter.replaceOpWithNewOp<linalg::FillOp>(
+          op, value, buildEmpty(rewriter, loc, type, {}));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, cast<TypedAttr>(op.getValue()));
     return success();

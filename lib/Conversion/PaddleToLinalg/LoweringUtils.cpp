@@ -2,6 +2,7 @@
 
 #include "LoweringUtils.h"
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Support/Location.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -10,15 +11,31 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::paddle;
 
+/// "file:line:col: paddle.op: ": the patterns build at the op they lower
+/// (the conversion driver's insertion point), so that op is the one at the
+/// insertion point.
+static std::string describeCheckSite(OpBuilder &b, Location loc) {
+  std::string site = describeLocation(loc) + ": ";
+  Block *block = b.getInsertionBlock();
+  if (block && b.getInsertionPoint() != block->end()) {
+    Operation *op = &*b.getInsertionPoint();
+    if (isa_and_nonnull<PaddleDialect>(op->getDialect()))
+      site += op->getName().getStringRef().str() + ": ";
+  }
+  return site;
+}
+
 void mlir::paddle::buildRuntimeCheck(OpBuilder &b, Location loc,
                                      Value condition, const Twine &message) {
   cf::AssertOp::create(b, loc, condition,
-                       (describeLocation(loc) + ": " + message).str());
+                       describeCheckSite(b, loc) + message.str());
 }
 
 void mlir::paddle::buildSameSizeCheck(OpBuilder &b, Location loc,
@@ -101,8 +118,122 @@ mlir::paddle::getBroadcastDynamicSizes(OpBuilder &b, Location loc,
   return sizes;
 }
 
+/// The tensor and dim that `size` is the size of, when it is a tensor.dim.
+static std::optional<std::pair<Value, int64_t>> getTensorDim(Value size) {
+  auto dim = size.getDefiningOp<tensor::DimOp>();
+  if (!dim)
+    return std::nullopt;
+  std::optional<int64_t> index = dim.getConstantIndex();
+  if (!index)
+    return std::nullopt;
+  return std::make_pair(dim.getSource(), *index);
+}
+
+/// Bytes of the static part of `type` (its static sizes times the element
+/// size); none when that overflows.
+static std::optional<int64_t> getStaticBytes(RankedTensorType type) {
+  int64_t bytes =
+      std::max<int64_t>(getElementByteSize(type.getElementType()), 1);
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
+/// Whether a tensor of `type` with `dynamicSizes` is no larger than one that
+/// exists: its dynamic sizes are the dynamic dims of one tensor, each once,
+/// and its static part is no larger than that tensor's. (Elementwise results
+/// are, and reductions over static dims; sizes the lowering computes, takes
+/// from several operands or from the user are not.)
+static bool isBoundedByExistingTensor(RankedTensorType type,
+                                      ValueRange dynamicSizes) {
+  Value source;
+  SmallVector<int64_t> dims;
+  for (Value size : dynamicSizes) {
+    auto dim = getTensorDim(size);
+    if (!dim || (source && dim->first != source))
+      return false;
+    source = dim->first;
+    dims.push_back(dim->second);
+  }
+  auto sourceType =
+      dyn_cast_or_null<RankedTensorType>(source ? source.getType() : Type());
+  if (!sourceType)
+    return false;
+  SmallVector<int64_t> sourceDims;
+  for (int64_t d = 0; d < sourceType.getRank(); ++d)
+    if (sourceType.isDynamicDim(d))
+      sourceDims.push_back(d);
+  llvm::sort(dims);
+  std::optional<int64_t> bytes = getStaticBytes(type),
+                         sourceBytes = getStaticBytes(sourceType);
+  return dims == sourceDims && bytes && sourceBytes && *bytes <= *sourceBytes;
+}
+
+void mlir::paddle::buildSizeChecks(OpBuilder &b, Location loc,
+                                   RankedTensorType type,
+                                   ValueRange dynamicSizes) {
+  if (dynamicSizes.empty())
+    return;
+  auto describe = [&] {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return text;
+  };
+  Value zero;
+  unsigned next = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    Value size = dynamicSizes[next++];
+    std::optional<int64_t> constant = getConstantIntValue(size);
+    if (getTensorDim(size) || (constant && *constant >= 0))
+      continue;
+    if (!zero)
+      zero = arith::ConstantIndexOp::create(b, loc, 0);
+    buildRuntimeCheck(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, zero),
+        "dim " + Twine(d) + " of " + describe() + " has a negative size");
+  }
+  // The verifier bounded the static part; the dynamic sizes multiply it.
+  std::optional<int64_t> staticBytes = getStaticBytes(type);
+  if (!staticBytes || *staticBytes == 0 ||
+      isBoundedByExistingTensor(type, dynamicSizes))
+    return;
+  // 128-bit products: an overflow shows in the high half, and a product in
+  // [2^63, 2^64) as a negative low half. A size of 0 makes any product fit.
+  Type i64 = b.getI64Type();
+  Value bytes = arith::ConstantIntOp::create(b, loc, i64, *staticBytes);
+  Value zero64 = arith::ConstantIntOp::create(b, loc, i64, 0);
+  Value overflow = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  Value anyZero = overflow;
+  for (Value size : dynamicSizes) {
+    Value s = arith::IndexCastOp::create(b, loc, i64, size);
+    auto product = arith::MulUIExtendedOp::create(b, loc, bytes, s);
+    overflow = arith::OrIOp::create(
+        b, loc, overflow,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              product.getHigh(), zero64));
+    anyZero = arith::OrIOp::create(
+        b, loc, anyZero,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, zero64));
+    bytes = product.getLow();
+  }
+  Value noOverflow = arith::XOrIOp::create(
+      b, loc, overflow, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  Value below63 =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, bytes, zero64);
+  Value fits = arith::AndIOp::create(b, loc, noOverflow, below63);
+  buildRuntimeCheck(b, loc, arith::OrIOp::create(b, loc, anyZero, fits),
+                    "the sizes of " + describe() +
+                        " make more than 2^63 - 1 bytes");
+}
+
 Value mlir::paddle::buildEmpty(OpBuilder &b, Location loc,
                                RankedTensorType type, ValueRange dynamicSizes) {
+  buildSizeChecks(b, loc, type, dynamicSizes);
   return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
                                  dynamicSizes);
 }

@@ -39,12 +39,23 @@ Value buildBroadcastElementwise(OpBuilder &b, Location loc,
 Value buildEmptyLike(OpBuilder &b, Location loc, RankedTensorType type,
                      Value like);
 
-/// `tensor.empty` of `type` with `dynamicSizes` for its dynamic dims.
+/// `tensor.empty` of `type` with `dynamicSizes` for its dynamic dims, after
+/// buildSizeChecks: every tensor the lowering makes goes through here.
 Value buildEmpty(OpBuilder &b, Location loc, RankedTensorType type,
                  ValueRange dynamicSizes);
 
+/// Run-time checks that the dynamic sizes of a tensor of `type` are
+/// non-negative and that its byte size fits in 63 bits (the verifier bounded
+/// the static part), so no allocation or loop bound wraps around. Omitted
+/// where the sizes are provably fine: dims of one existing tensor that is
+/// no smaller.
+void buildSizeChecks(OpBuilder &b, Location loc, RankedTensorType type,
+                     ValueRange dynamicSizes);
+
 /// A run-time check: when `condition` is false the call fails with
-/// "<file:line:col of loc>: <message>" (see paddle-lower-runtime-checks).
+/// "<file:line:col of loc>: <paddle op>: <message>" (see
+/// paddle-lower-runtime-checks), naming the paddle op at the builder's
+/// insertion point: the op being lowered.
 void buildRuntimeCheck(OpBuilder &b, Location loc, Value condition,
                        const Twine &message);
 

@@ -99,6 +99,23 @@ DenseIntElementsAttr i64Vector(OpBuilder &b, ArrayRef<int64_t> values) {
   return b.getI64TensorAttr(values);
 }
 
+/// Index arithmetic on values, for the sizes that are only known at run
+/// time and for the divisor computed inside a linalg.generic.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return indexConst(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value ge(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, x, y);
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // matmul
 //===----------------------------------------------------------------------===//
@@ -289,12 +306,12 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
             std::make_tuple(rt, ArrayRef(rs), d - (nb - rb))})
         if (i >= 0 && t.isDynamicDim(i))
           buildSameSizeCheck(rewriter, loc, sizes[i], size,
-                             "paddle.matmul: batch dims do not broadcast");
+                             "batch dims do not broadcast");
       batchShape.push_back(shape);
       batchSizes.push_back(size);
     }
     buildSameSizeCheck(rewriter, loc, ls[lb + 1], rs[rb],
-                       "paddle.matmul: contracted dims differ");
+                       "contracted dims differ");
 
     OpFoldResult m = ls[lb], n = rs[rb + 1];
     Value zero = buildScalarConstant(rewriter, loc, accType, 0);
@@ -485,9 +502,8 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       Value expected =
           arith::MulIOp::create(rewriter, loc, toValue(rewriter, loc, f[1]),
                                 indexConst(rewriter, loc, groups));
-      buildSameSizeCheck(
-          rewriter, loc, in[1], expected,
-          "paddle.conv2d: input channels do not match the filter");
+      buildSameSizeCheck(rewriter, loc, in[1], expected,
+                         "input channels do not match the filter");
     }
     SmallVector<OpFoldResult> outSizes = {in[0], f[0]};
     for (int i = 0; i < 2; ++i) {
@@ -495,23 +511,20 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
         outSizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(2 + i)));
         continue;
       }
-      // (padded - dilation * (k - 1) - 1) / stride + 1
+      // (padded - dilation * (k - 1) - 1) / stride + 1, for a padded input
+      // no smaller than the dilated kernel (as the verifier requires of
+      // static sizes) and a kernel of at least one element.
+      IndexMath im{rewriter, loc};
       Value k = toValue(rewriter, loc, f[2 + i]);
-      Value span = arith::MulIOp::create(
-          rewriter, loc, indexConst(rewriter, loc, dilations[i]),
-          arith::SubIOp::create(rewriter, loc, k,
-                                indexConst(rewriter, loc, 1)));
-      Value extent = arith::SubIOp::create(
-          rewriter, loc,
-          arith::SubIOp::create(rewriter, loc,
-                                toValue(rewriter, loc, in[2 + i]), span),
-          indexConst(rewriter, loc, 1));
-      Value out = arith::AddIOp::create(
-          rewriter, loc,
-          arith::DivSIOp::create(rewriter, loc, extent,
-                                 indexConst(rewriter, loc, strides[i])),
-          indexConst(rewriter, loc, 1));
-      outSizes.push_back(out);
+      if (!getConstantIntValue(f[2 + i]))
+        buildRuntimeCheck(rewriter, loc, im.ge(k, im.c(1)),
+                          "the filter has a spatial size of 0");
+      Value span = im.mul(im.c(dilations[i]), im.sub(k, im.c(1)));
+      Value extent =
+          im.sub(im.sub(toValue(rewriter, loc, in[2 + i]), span), im.c(1));
+      buildRuntimeCheck(rewriter, loc, im.ge(extent, im.c(0)),
+                        "the padded input is smaller than the dilated kernel");
+      outSizes.push_back(im.add(im.div(extent, im.c(strides[i])), im.c(1)));
     }
 
     DenseIntElementsAttr stridesAttr = i64Vector(rewriter, strides);
@@ -543,10 +556,8 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
         Value rem =
             arith::RemUIOp::create(rewriter, loc, toValue(rewriter, loc, f[0]),
                                    indexConst(rewriter, loc, groups));
-        buildSameSizeCheck(
-            rewriter, loc, rem, rewriter.getIndexAttr(0),
-            "paddle.conv2d: output channels are not divisible by "
-            "groups");
+        buildSameSizeCheck(rewriter, loc, rem, rewriter.getIndexAttr(0),
+                           "output channels are not divisible by groups");
       }
       OpFoldResult oPerGroup = perGroup(f[0]);
       // A static channels-per-group with dynamic channels: make the input's
@@ -584,23 +595,6 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
 //===----------------------------------------------------------------------===//
 // max_pool2d, avg_pool2d
 //===----------------------------------------------------------------------===//
-
-/// Index arithmetic on values, for the sizes that are only known at run
-/// time and for the divisor computed inside a linalg.generic.
-struct IndexMath {
-  OpBuilder &b;
-  Location loc;
-  Value c(int64_t v) { return indexConst(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value ge(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, x, y);
-  }
-};
 
 template <typename OpTy> struct Pool2DLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -643,7 +637,7 @@ template <typename OpTy> struct Pool2DLowering : OpConversionPattern<OpTy> {
       Value size = toValue(rewriter, loc, in[2 + i]);
       Value span = im.sub(im.add(size, im.c(lo + hi)), im.c(k));
       buildRuntimeCheck(rewriter, loc, im.ge(span, im.c(0)),
-                        "pooling input is smaller than the kernel");
+                        "input is smaller than the kernel");
       Value out;
       if (ceilMode) {
         out = im.add(im.div(im.add(span, im.c(s - 1)), im.c(s)), im.c(1));

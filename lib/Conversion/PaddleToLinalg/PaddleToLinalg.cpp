@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "paddle-convert-paddle-to-linalg"
@@ -25,6 +26,8 @@ namespace {
 struct ConvertPaddleToLinalgPass
     : paddle::impl::ConvertPaddleToLinalgPassBase<ConvertPaddleToLinalgPass> {
   void runOnOperation() override {
+    if (failed(verifySizes()))
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<PaddleDialect>();
@@ -43,6 +46,29 @@ struct ConvertPaddleToLinalgPass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
+  }
+
+  /// Paddle ops verify their own types (verifyTensorSizes); the rest of the
+  /// module, function signatures and upstream ops written by hand, is
+  /// checked here, before the lowering computes sizes from it.
+  LogicalResult verifySizes() {
+    WalkResult result = getOperation()->walk([](Operation *op) {
+      if (isa_and_nonnull<PaddleDialect>(op->getDialect()))
+        return WalkResult::advance();
+      if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+        auto emit = [&] { return func.emitError(); };
+        for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+          if (failed(verifyTensorSize(emit, type, "argument #" + Twine(i))))
+            return WalkResult::interrupt();
+        for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+          if (failed(verifyTensorSize(emit, type, "result #" + Twine(i))))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      }
+      return failed(verifyTensorSizes(op)) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 };
 } // namespace

@@ -87,6 +87,25 @@ Value finishReduction(OpBuilder &b, Location loc, Value x, Value reduced,
   return reduced;
 }
 
+/// max, min and argmax have no value over nothing (numpy raises): a
+/// run-time check that each dynamic reduced dim of `x` is not empty (the
+/// verifier rejects static ones).
+void buildNonEmptyCheck(OpBuilder &b, Location loc, Value x,
+                        ArrayRef<int64_t> dims, StringRef what) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  for (int64_t d : dims) {
+    if (!xt.isDynamicDim(d))
+      continue;
+    Value size = tensor::DimOp::create(b, loc, x, d);
+    Value nonEmpty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, size,
+                              arith::ConstantIndexOp::create(b, loc, 0));
+    buildRuntimeCheck(b, loc, nonEmpty,
+                      "reduces dim " + Twine(d) + " of size 0, which has no " +
+                          what + " (numpy raises)");
+  }
+}
+
 template <typename OpTy>
 FailureOr<SmallVector<int64_t>> getReducedDims(OpTy op) {
   return normalizeAxes(std::nullopt, op.getAxes(),
@@ -124,6 +143,10 @@ template <typename OpTy> struct ReduceLowering : OpConversionPattern<OpTy> {
     Type elt = op.getX().getType().getElementType();
     Type ct = getComputeType(elt);
     constexpr ReductionKind kind = kindOf<OpTy>();
+    if constexpr (kind == ReductionKind::Max || kind == ReductionKind::Min)
+      if (!op.getAllowEmpty())
+        buildNonEmptyCheck(rewriter, loc, x, *dims,
+                           kind == ReductionKind::Max ? "maximum" : "minimum");
     Value init = buildFilledKept(rewriter, loc, x, *dims,
                                  buildReductionInit(rewriter, loc, ct, kind));
     Value acc =
@@ -165,6 +188,7 @@ struct ArgmaxLowering : OpConversionPattern<ArgmaxOp> {
       return rewriter.notifyMatchFailure(op, "invalid axis");
     SmallVector<int64_t> dims{*axis};
     Value x = adaptor.getX();
+    buildNonEmptyCheck(rewriter, loc, x, dims, "largest element");
     Type ct = getComputeType(op.getX().getType().getElementType());
     Type i64 = rewriter.getI64Type();
     Value bestInit = buildFilledKept(

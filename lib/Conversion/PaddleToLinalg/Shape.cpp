@@ -75,6 +75,68 @@ Value readIndex(OpBuilder &b, Location loc, Value scalar) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
 }
 
+/// Fails at run time unless every index in `indices` is in [-n, n), the
+/// range numpy and ONNX accept for a dim of size `n` (a negative index
+/// counts from the end): one min/max reduction over the indices before the
+/// op rather than a branch per element in its loop, and nothing at all for
+/// constant indices in range.
+void buildIndexRangeCheck(OpBuilder &b, Location loc, Value indices,
+                          OpFoldResult n, int64_t axis) {
+  auto type = cast<RankedTensorType>(indices.getType());
+  std::optional<int64_t> size = getConstantIntValue(n);
+  DenseIntElementsAttr constant;
+  if (size && matchPattern(indices, m_Constant(&constant)) &&
+      llvm::all_of(constant.getValues<APInt>(), [&](const APInt &v) {
+        return v.getSExtValue() >= -*size && v.getSExtValue() < *size;
+      }))
+    return;
+  Type element = type.getElementType();
+  unsigned width = element.getIntOrFloatBitWidth();
+  Value lowest, highest;
+  if (type.getRank() == 0) {
+    lowest = highest = tensor::ExtractOp::create(b, loc, indices, ValueRange{});
+  } else {
+    auto scalarType = RankedTensorType::get({}, element);
+    auto filled = [&](const APInt &v) {
+      Value c = arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, v));
+      Value empty = buildEmpty(b, loc, scalarType, {});
+      return linalg::FillOp::create(b, loc, c, empty).getResult(0);
+    };
+    int64_t rank = type.getRank();
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                   AffineMap::get(rank, 0, b.getContext()),
+                                   AffineMap::get(rank, 0, b.getContext())};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::reduction);
+    auto minMax = linalg::GenericOp::create(
+        b, loc, TypeRange{scalarType, scalarType}, ValueRange{indices},
+        ValueRange{filled(APInt::getSignedMaxValue(width)),
+                   filled(APInt::getSignedMinValue(width))},
+        maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{arith::MinSIOp::create(nb, l, args[0], args[1]),
+                         arith::MaxSIOp::create(nb, l, args[0], args[2])});
+        });
+    lowest =
+        tensor::ExtractOp::create(b, loc, minMax.getResult(0), ValueRange{});
+    highest =
+        tensor::ExtractOp::create(b, loc, minMax.getResult(1), ValueRange{});
+  }
+  Value bound = toValue(b, loc, n);
+  Value negBound = arith::SubIOp::create(b, loc, constIndex(b, loc, 0), bound);
+  Value aboveLow = cmp(b, loc, arith::CmpIPredicate::sge,
+                       readIndex(b, loc, lowest), negBound);
+  Value belowHigh =
+      cmp(b, loc, arith::CmpIPredicate::slt, readIndex(b, loc, highest), bound);
+  Value inRange = arith::AndIOp::create(b, loc, aboveLow, belowHigh);
+  std::string sizeText = size ? " (size " + std::to_string(*size) + ")" : "";
+  buildRuntimeCheck(b, loc, inRange,
+                    "an index is out of range for dim " + Twine(axis) +
+                        " of x" + sizeText +
+                        ": valid indices are -size to size - 1");
+}
+
 /// True when some dim of `type` is statically 0: the tensor has no elements
 /// and no slice of it can be taken (a subview offset must be in bounds).
 bool isStaticallyEmpty(RankedTensorType type) {
@@ -166,12 +228,11 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       for (int64_t s : type.getShape())
         sizes.push_back(constIndex(b, loc, s));
       if (!xType.hasStaticShape())
-        buildRuntimeCheck(
-            b, loc,
-            cmp(b, loc, arith::CmpIPredicate::eq,
-                product(b, loc, getMixedSizes(b, loc, x)),
-                constIndex(b, loc, type.getNumElements())),
-            "reshape: the element count does not match the shape");
+        buildRuntimeCheck(b, loc,
+                          cmp(b, loc, arith::CmpIPredicate::eq,
+                              product(b, loc, getMixedSizes(b, loc, x)),
+                              constIndex(b, loc, type.getNumElements())),
+                          "the element count does not match the shape");
       return buildReshape(b, loc, x, type, sizes);
     }
     // Only a -1 entry of the target is dynamic.
@@ -186,8 +247,7 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     buildRuntimeCheck(
         b, loc,
         cmp(b, loc, arith::CmpIPredicate::eq, rem, constIndex(b, loc, 0)),
-        "reshape: the element count is not a multiple of the known "
-        "sizes");
+        "the element count is not a multiple of the known sizes");
     SmallVector<Value> sizes;
     for (int64_t s : shape)
       sizes.push_back(
@@ -391,8 +451,7 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
       for (auto &sizes : inputSizes)
         if (sizes[d] != size)
           buildSameSizeCheck(rewriter, loc, sizes[d], size,
-                             "concat: input sizes differ in dim " +
-                                 std::to_string(d));
+                             "input sizes differ in dim " + std::to_string(d));
       if (type.isDynamicDim(d))
         dyn.push_back(toValue(rewriter, loc, size));
     }
@@ -478,18 +537,18 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
       axis += xType.getRank();
     int64_t k = iType.getRank(), rank = type.getRank();
 
-    // One constant index into a static dim (ONNX exports pick q, k and v
-    // from a stacked tensor this way): a slice of x without that dim, which
-    // bufferizes to a view instead of a copy by loops that read x by index.
-    // The index wraps and is clamped as below.
+    // One constant index in range of a static dim (ONNX exports pick q, k
+    // and v from a stacked tensor this way): a slice of x without that dim,
+    // which bufferizes to a view instead of a copy by loops that read x by
+    // index. The index wraps as below.
     DenseIntElementsAttr constant;
     int64_t n0 = xType.getDimSize(axis);
-    if (k == 0 && !ShapedType::isDynamic(n0) && n0 > 0 &&
-        matchPattern(indices, m_Constant(&constant))) {
-      int64_t i = (*constant.begin()).getSExtValue();
-      if (i < 0)
-        i += n0;
-      i = std::clamp<int64_t>(i, 0, n0 - 1);
+    std::optional<int64_t> constantIndex;
+    if (k == 0 && !ShapedType::isDynamic(n0) &&
+        matchPattern(indices, m_Constant(&constant)))
+      constantIndex = (*constant.begin()).getSExtValue();
+    if (constantIndex && *constantIndex >= -n0 && *constantIndex < n0) {
+      int64_t i = *constantIndex < 0 ? *constantIndex + n0 : *constantIndex;
       SmallVector<OpFoldResult> offsets(xType.getRank(),
                                         rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes = getMixedSizes(rewriter, loc, x);
@@ -516,21 +575,10 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
         dyn.push_back(toValue(rewriter, loc, sizes[d]));
     Value init = buildEmpty(rewriter, loc, type, dyn);
 
+    // Checked before the loop, so the loop reads in bounds without a
+    // branch or a clamp per element.
+    buildIndexRangeCheck(rewriter, loc, indices, xSizes[axis], axis);
     Value n = toValue(rewriter, loc, xSizes[axis]);
-    if (xType.getDimSize(axis) == 0 || xType.isDynamicDim(axis)) {
-      // An empty dim has nothing to read: allowed only for an empty result.
-      Value nonEmptyDim = cmp(rewriter, loc, arith::CmpIPredicate::sgt, n,
-                              constIndex(rewriter, loc, 0));
-      Value emptyResult =
-          cmp(rewriter, loc, arith::CmpIPredicate::eq,
-              product(rewriter, loc, sizes), constIndex(rewriter, loc, 0));
-      buildRuntimeCheck(
-          rewriter, loc,
-          arith::OrIOp::create(rewriter, loc, nonEmptyDim, emptyResult),
-          "gather: indices into a dim of size 0");
-    }
-    Value last =
-        arith::SubIOp::create(rewriter, loc, n, constIndex(rewriter, loc, 1));
 
     SmallVector<AffineExpr> idxExprs;
     for (int64_t i = 0; i < k; ++i)
@@ -544,9 +592,6 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
         rewriter, loc, TypeRange{type}, ValueRange{indices}, ValueRange{init},
         maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           Value i = wrapIndex(b, l, readIndex(b, l, args[0]), n);
-          // Clamp so that no index reads out of bounds.
-          i = arith::MaxSIOp::create(b, l, i, constIndex(b, l, 0));
-          i = arith::MinSIOp::create(b, l, i, last);
           SmallVector<Value> at;
           for (int64_t d = 0; d < axis; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));
@@ -564,7 +609,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
 
 /// Loops over every element of `updates` in row-major order (the order of
 /// numpy.add.at), carrying the result through the loops, and adds each
-/// update whose index is in range.
+/// update at its index (all checked to be in range first).
 struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -588,9 +633,10 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     expected.append(xSizes.begin() + axis + 1, xSizes.end());
     for (int64_t d = 0; d < rank; ++d)
       buildSameSizeCheck(rewriter, loc, uSizes[d], expected[d],
-                         "scatter_add: dim " + std::to_string(d) +
+                         "dim " + std::to_string(d) +
                              " of updates does not match x and indices");
 
+    buildIndexRangeCheck(rewriter, loc, indices, xSizes[axis], axis);
     Value n = toValue(rewriter, loc, xSizes[axis]);
     Value zero = constIndex(rewriter, loc, 0),
           one = constIndex(rewriter, loc, 1);
@@ -607,35 +653,23 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
               b, l,
               tensor::ExtractOp::create(b, l, indices, ivs.slice(axis, k)));
           idx = wrapIndex(b, l, idx, n);
-          Value inRange = arith::AndIOp::create(
-              b, l, cmp(b, l, arith::CmpIPredicate::sge, idx, zero),
-              cmp(b, l, arith::CmpIPredicate::slt, idx, n));
-          auto ifOp = scf::IfOp::create(
-              b, l, inRange,
-              [&](OpBuilder &tb, Location tl) {
-                SmallVector<Value> at(ivs.take_front(axis));
-                at.push_back(idx);
-                llvm::append_range(at, ivs.drop_front(axis + k));
-                Value old = tensor::ExtractOp::create(tb, tl, acc[0], at);
-                Value u = tensor::ExtractOp::create(tb, tl, updates, ivs);
-                Value sum;
-                if (isa<FloatType>(elementType)) {
-                  // f16/bf16 add in f32 (no native arithmetic for them).
-                  Type ct = getComputeType(elementType);
-                  Value a = buildScalarCast(tb, tl, old, ct);
-                  Value c = buildScalarCast(tb, tl, u, ct);
-                  sum = buildScalarCast(
-                      tb, tl, arith::AddFOp::create(tb, tl, a, c), elementType);
-                } else {
-                  sum = arith::AddIOp::create(tb, tl, old, u);
-                }
-                Value next = tensor::InsertOp::create(tb, tl, sum, acc[0], at);
-                scf::YieldOp::create(tb, tl, next);
-              },
-              [&](OpBuilder &eb, Location el) {
-                scf::YieldOp::create(eb, el, acc[0]);
-              });
-          return {ifOp.getResult(0)};
+          SmallVector<Value> at(ivs.take_front(axis));
+          at.push_back(idx);
+          llvm::append_range(at, ivs.drop_front(axis + k));
+          Value old = tensor::ExtractOp::create(b, l, acc[0], at);
+          Value u = tensor::ExtractOp::create(b, l, updates, ivs);
+          Value sum;
+          if (isa<FloatType>(elementType)) {
+            // f16/bf16 add in f32 (no native arithmetic for them).
+            Type ct = getComputeType(elementType);
+            Value a = buildScalarCast(b, l, old, ct);
+            Value c = buildScalarCast(b, l, u, ct);
+            sum = buildScalarCast(b, l, arith::AddFOp::create(b, l, a, c),
+                                  elementType);
+          } else {
+            sum = arith::AddIOp::create(b, l, old, u);
+          }
+          return {tensor::InsertOp::create(b, l, sum, acc[0], at).getResult()};
         });
     rewriter.replaceOp(
         op, castTo(rewriter, loc, nest.results.front(), op.getType()));

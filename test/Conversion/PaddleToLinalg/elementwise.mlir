@@ -88,3 +88,25 @@ func.func @constant() -> tensor<2xi64> {
   %0 = paddle.constant dense<[1, 2]> : tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+// Splats up to 64 KiB stay constants; larger ones are filled at run time
+// (LLVM would expand the initializer to every element), so 10^11 elements
+// are an allocation that fails at run time, not a compile that runs out of
+// memory.
+// CHECK-LABEL: func @splat_constants
+// CHECK-DAG: %[[SMALL:.*]] = arith.constant dense<1.000000e+00> : tensor<16384xf32>
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG: %[[E1:.*]] = tensor.empty() : tensor<16385xf32>
+// CHECK-DAG: %[[LARGE:.*]] = linalg.fill ins(%[[TWO]] : f32) outs(%[[E1]] : tensor<16385xf32>)
+// CHECK-DAG: %[[THREE:.*]] = arith.constant 3 : i8
+// CHECK-DAG: %[[E2:.*]] = tensor.empty() : tensor<100000000000xi8>
+// CHECK-DAG: %[[HUGE:.*]] = linalg.fill ins(%[[THREE]] : i8) outs(%[[E2]] : tensor<100000000000xi8>)
+// CHECK: return %[[SMALL]], %[[LARGE]], %[[HUGE]]
+func.func @splat_constants() -> (tensor<16384xf32>, tensor<16385xf32>, tensor<100000000000xi8>) {
+  %0 = paddle.constant dense<1.0> : tensor<16384xf32>
+  %1 = paddle.constant dense<2.0> : tensor<16385xf32>
+  %2 = paddle.constant dense<3> : tensor<100000000000xi8>
+  return %0, %1, %2 : tensor<16384xf32>, tensor<16385xf32>, tensor<100000000000xi8>
+}

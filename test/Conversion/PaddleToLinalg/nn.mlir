@@ -99,6 +99,25 @@ func.func @conv2d(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x
 
 // -----
 
+// A dynamic spatial size: the padded input must hold the dilated kernel
+// (the verifier checks static sizes), as must a dynamic kernel be non-empty;
+// both are checked before the output size is computed.
+// CHECK-LABEL: func @conv2d_dynamic_spatial
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x?x?xf32>, %[[W:.*]]: tensor<1x1x3x?xf32>)
+// CHECK: %[[KW:.*]] = tensor.dim %[[W]], %{{.*}} : tensor<1x1x3x?xf32>
+// CHECK: cf.assert %{{.*}}, "{{.*}}.mlir:[[# @LINE + 6]]:8: paddle.conv2d: the padded input is smaller than the dilated kernel"
+// CHECK: %[[KOK:.*]] = arith.cmpi sge, %[[KW]], %{{.*}} : index
+// CHECK: cf.assert %[[KOK]], "{{.*}}.mlir:[[# @LINE + 4]]:8: paddle.conv2d: the filter has a spatial size of 0"
+// CHECK: cf.assert %{{.*}}, "{{.*}}.mlir:[[# @LINE + 3]]:8: paddle.conv2d: the padded input is smaller than the dilated kernel"
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<[2, 1]> : tensor<2xi64>
+func.func @conv2d_dynamic_spatial(%x: tensor<1x1x?x?xf32>, %w: tensor<1x1x3x?xf32>) -> tensor<1x1x?x?xf32> {
+  %0 = paddle.conv2d %x, %w {dilations = array<i64: 2, 1>}
+      : tensor<1x1x?x?xf32>, tensor<1x1x3x?xf32> -> tensor<1x1x?x?xf32>
+  return %0 : tensor<1x1x?x?xf32>
+}
+
+// -----
+
 // Zero padding, marked with its sizes (top, left, bottom, right) for
 // paddle-use-onednn, then the channels split into groups for the grouped
 // conv.
@@ -179,7 +198,7 @@ func.func @max_pool_dynamic(%x: tensor<1x2x?x6xf32>) -> tensor<1x2x?x4xf32> {
 // Average pooling: the window sum, then a division by the divisor computed
 // from the output position; a dynamic size is checked at run time.
 // CHECK-LABEL: func @avg_pool_dynamic
-// CHECK: cf.assert %{{.*}}, "{{.*}}.mlir:{{[0-9]+}}:{{[0-9]+}}: pooling input is smaller than the kernel"
+// CHECK: cf.assert %{{.*}}, "{{.*}}.mlir:{{[0-9]+}}:{{[0-9]+}}: paddle.avg_pool2d: input is smaller than the kernel"
 // CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
 // CHECK-SAME: outs(%{{.*}} : tensor<?x3x4x?xf32>)
 // CHECK: linalg.generic

@@ -125,3 +125,29 @@ func.func @argmax_keepdims(%x: tensor<?x5xi32>) -> tensor<1x5xi64> {
   %0 = paddle.argmax %x axis = 0 keepdims : tensor<?x5xi32> -> tensor<1x5xi64>
   return %0 : tensor<1x5xi64>
 }
+
+// -----
+
+// max, min and argmax of nothing have no value: a dynamic reduced dim is
+// checked to be non-empty at run time, unless allow_empty asks for the
+// neutral value (ONNX's ReduceMax / ReduceMin); sum needs no check.
+// CHECK-LABEL: func @reductions_of_nothing
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi sgt, %[[N]], %{{.*}} : index
+// CHECK: cf.assert %[[NONEMPTY]], "{{.*}}.mlir:[[# @LINE + 10]]:8: paddle.reduce_max: reduces dim 0 of size 0, which has no maximum (numpy raises)"
+// CHECK: arith.maximumf
+// CHECK-NOT: cf.assert
+// CHECK: arith.minimumf
+// CHECK: cf.assert %{{.*}}, "{{.*}}.mlir:[[# @LINE + 8]]:8: paddle.argmax: reduces dim 0 of size 0, which has no largest element (numpy raises)"
+// CHECK-NOT: cf.assert
+// CHECK: arith.addf
+// CHECK-NOT: cf.assert
+// CHECK: return
+func.func @reductions_of_nothing(%x: tensor<?x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xi64>, tensor<3xf32>) {
+  %0 = paddle.reduce_max %x axes = [0] : tensor<?x3xf32> -> tensor<3xf32>
+  %1 = paddle.reduce_min %x axes = [0] allow_empty : tensor<?x3xf32> -> tensor<3xf32>
+  %2 = paddle.argmax %x axis = 0 : tensor<?x3xf32> -> tensor<3xi64>
+  %3 = paddle.reduce_sum %x axes = [0] : tensor<?x3xf32> -> tensor<3xf32>
+  return %0, %1, %2, %3 : tensor<3xf32>, tensor<3xf32>, tensor<3xi64>, tensor<3xf32>
+}

@@ -145,3 +145,54 @@ func.func @constant_type() {
   %0 = "paddle.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @constant_splat_overflow() {
+  // expected-error @+1 {{'paddle.constant' op result #0 has shape [9223372036854775807, 9223372036854775807] of 'f32': more than 2^63 - 1 bytes}}
+  %0 = paddle.constant dense<1.0> : tensor<9223372036854775807x9223372036854775807xf32>
+  return
+}
+
+// -----
+
+func.func @iota_overflow() {
+  // expected-error @+1 {{'paddle.iota' op result #0 has shape [2305843009213693952] of 'i64': more than 2^63 - 1 bytes}}
+  %0 = paddle.iota dim = 0 : tensor<2305843009213693952xi64>
+  return
+}
+
+// -----
+
+// A resource's data must be as large as its type says; the LLVM translation
+// would read past it.
+func.func @constant_resource_size() {
+  // expected-error @+1 {{'paddle.constant' op value has 12 bytes of data, but 'tensor<1000000000xf32>' takes 4000000000}}
+  %0 = paddle.constant dense_resource<blob1> : tensor<1000000000xf32>
+  return
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x040000000000803F0000004000004040"
+    }
+  }
+#-}
+
+// -----
+
+func.func @constant_resource_missing() {
+  // expected-error @+1 {{'paddle.constant' op value refers to resource '__elided__', which has no data}}
+  %0 = paddle.constant dense_resource<__elided__> : tensor<3xf32>
+  return
+}
+
+// -----
+
+// Sparse elements would be expanded to every element on the way to LLVM.
+func.func @constant_sparse() {
+  // expected-error @+1 {{'paddle.constant' op value must be dense elements or a dense resource}}
+  %0 = paddle.constant sparse<[[0], [5]], [1.0, 2.0]> : tensor<100000000000xf32>
+  return
+}

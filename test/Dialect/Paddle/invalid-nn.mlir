@@ -314,3 +314,30 @@ func.func @conv_widen_f64(%x: tensor<1x2x5x5xbf16>, %w: tensor<3x2x3x3xbf16>) {
   %0 = paddle.conv2d %x, %w : tensor<1x2x5x5xbf16>, tensor<3x2x3x3xbf16> -> tensor<1x3x3x3xf64>
   return
 }
+
+// -----
+
+func.func @rng_overflow(%s: tensor<i64>) {
+  // expected-error @+1 {{'paddle.rng_uniform' op result #0 has shape [4611686018427387904] of 'f32': more than 2^63 - 1 bytes}}
+  %0 = paddle.rng_uniform %s : tensor<i64> -> tensor<4611686018427387904xf32>
+  return
+}
+
+// -----
+
+// The dilated window would wrap around: (2^31 - 1) * (2^33 - 1) + 1.
+func.func @conv_window_overflow(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x8589934592x1xf32>) {
+  // expected-error @+2 {{conv2d height sizes do not fit in 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.conv2d %x, %w {dilations = array<i64: 2147483647, 1>} : tensor<1x1x4x4xf32>, tensor<1x1x8589934592x1xf32> -> tensor<1x1x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_size_overflow(%x: tensor<1x1x9223372036854775807x1xi8>) {
+  // expected-error @+2 {{pooling output height does not fit in 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.max_pool2d %x {kernel = array<i64: 2, 1>, strides = array<i64: 1, 1>, padding = array<i64: 1, 0, 1, 0>} : tensor<1x1x9223372036854775807x1xi8> -> tensor<1x1x?x1xi8>
+  return
+}

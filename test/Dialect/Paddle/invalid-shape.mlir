@@ -341,7 +341,7 @@ func.func @scatter_rank0(%x: tensor<f32>, %i: tensor<i32>, %u: tensor<f32>) {
 func.func @reshape_overflow(%x: tensor<?xf32>) {
   // expected-error @+2 {{shape [4611686018427387904, 4] has more elements than fit in 64 bits}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = paddle.reshape %x shape = [4611686018427387904, 4] : tensor<?xf32> -> tensor<4611686018427387904x4xf32>
+  %0 = paddle.reshape %x shape = [4611686018427387904, 4] : tensor<?xf32> -> tensor<?x4xf32>
   return
 }
 
@@ -361,4 +361,88 @@ func.func @pad_overflow(%x: tensor<6xf32>) {
   // expected-error @+1 {{failed to infer returned types}}
   %0 = paddle.pad %x low = [9223372036854775807] high = [0] value = 0.0 : f32 : tensor<6xf32> -> tensor<?xf32>
   return
+}
+
+// -----
+
+// Every paddle op checks that the static sizes of its types fit in memory
+// arithmetic: [MAX, MAX] would be 1 element modulo 2^64.
+func.func @broadcast_to_overflow(%x: tensor<f32>) {
+  // expected-error @+1 {{'paddle.broadcast_to' op result #0 has shape [9223372036854775807, 9223372036854775807] of 'f32': more than 2^63 - 1 bytes}}
+  %0 = paddle.broadcast_to %x shape = [9223372036854775807, 9223372036854775807] : tensor<f32> -> tensor<9223372036854775807x9223372036854775807xf32>
+  return
+}
+
+// -----
+
+// The element count fits, the bytes do not.
+func.func @broadcast_to_bytes(%x: tensor<f32>) {
+  // expected-error @+1 {{'paddle.broadcast_to' op result #0 has shape [4611686018427387904] of 'f32': more than 2^63 - 1 bytes}}
+  %0 = paddle.broadcast_to %x shape = [4611686018427387904] : tensor<f32> -> tensor<4611686018427387904xf32>
+  return
+}
+
+// -----
+
+// A dynamic dim is checked at run time; the static part alone fits here.
+func.func @broadcast_to_dynamic_fits(%x: tensor<?x1xi8>) -> tensor<?x4611686018427387904xi8> {
+  %0 = paddle.broadcast_to %x shape = [-1, 4611686018427387904] : tensor<?x1xi8> -> tensor<?x4611686018427387904xi8>
+  return %0 : tensor<?x4611686018427387904xi8>
+}
+
+// -----
+
+// A dim of size 0 makes any product fit.
+func.func @broadcast_to_empty(%x: tensor<f32>) -> tensor<9223372036854775807x0x9223372036854775807xf32> {
+  %0 = paddle.broadcast_to %x shape = [9223372036854775807, 0, 9223372036854775807] : tensor<f32> -> tensor<9223372036854775807x0x9223372036854775807xf32>
+  return %0 : tensor<9223372036854775807x0x9223372036854775807xf32>
+}
+
+// -----
+
+func.func @operand_overflow(%x: tensor<3037000500x3037000500xf32>) {
+  // expected-error @+1 {{'paddle.neg' op operand #0 has shape [3037000500, 3037000500] of 'f32': more than 2^63 - 1 bytes}}
+  %0 = paddle.neg %x : tensor<3037000500x3037000500xf32> -> tensor<3037000500x3037000500xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_result_overflow(%x: tensor<?xi8>) {
+  // expected-error @+1 {{'paddle.reshape' op result #0 has shape [4294967296, 4294967296] of 'i8': more than 2^63 - 1 bytes}}
+  %0 = paddle.reshape %x shape = [4294967296, 4294967296] : tensor<?xi8> -> tensor<4294967296x4294967296xi8>
+  return
+}
+
+// -----
+
+func.func @concat_result_overflow(%a: tensor<?x4294967296xf32>) {
+  // expected-error @+1 {{'paddle.concat' op result #0 has shape [4294967296, 4294967296] of 'f32': more than 2^63 - 1 bytes}}
+  %0 = paddle.concat %a, %a axis = 0 : tensor<?x4294967296xf32>, tensor<?x4294967296xf32> -> tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
+func.func @pad_dynamic_overflow(%x: tensor<?xf32>) {
+  // expected-error @+2 {{the padded size of dim 0 does not fit in 64 bits}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.pad %x low = [9223372036854775807] high = [1] value = 0.0 : f32 : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @gather_empty_dim_empty_result(%x: tensor<0x0xf32>, %i: tensor<2xi32>) {
+  // expected-error @+2 {{cannot gather from dim 1 of size 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = paddle.gather %x, %i axis = 1 : tensor<0x0xf32>, tensor<2xi32> -> tensor<0x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_empty_dim_dynamic_indices(%x: tensor<0x5xf32>, %i: tensor<?xi32>) -> tensor<?x5xf32> {
+  %0 = paddle.gather %x, %i axis = 0 : tensor<0x5xf32>, tensor<?xi32> -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
 }

@@ -21,7 +21,7 @@
 // SHAPE: paddle-run: error: fixed: input 0 has shape [2, 3], expected [3]
 
 // RUN: not paddle-run %s --function add --input %t/v3.npy --input %t/v4.npy 2>&1 | FileCheck %s --check-prefix=RUNTIME
-// RUNTIME: paddle-run: error: add: {{.*}}errors.mlir:[[# @LINE + 9]]:8: operand dim 0 does not match the broadcast size at run time
+// RUNTIME: paddle-run: error: add: {{.*}}errors.mlir:[[# @LINE + 9]]:8: paddle.add: operand dim 0 does not match the broadcast size at run time
 
 // RUN: not paddle-run %s --function add --input %t/bad.npy --input %t/v3.npy 2>&1 | FileCheck %s --check-prefix=BADNPY
 // BADNPY: paddle-run: error: {{.*}}bad.npy: malformed .npy: missing the \x93NUMPY magic
