@@ -799,10 +799,15 @@ def take_along_axis(x, indices, axis):
     it = broadcast_to(it, lead + it.shape[-1:])
     n = xt.shape[-1]
     # Offsets of each row in the flattened array, a constant.
-    base = (np.arange(int(np.prod(lead, dtype=np.int64)), dtype=np.int64)
-            .reshape(lead + (1,)) * n).astype(it.dtype)
-    it = emit1("paddle.add", [_t(base, it.dtype), _broadcast_idx(it, n)])
-    r = take(ravel(xt), it)
+    rows = int(np.prod(lead, dtype=np.int64))
+    base = (np.arange(rows, dtype=np.int64).reshape(lead + (1,)) * n).astype(it.dtype)
+    flat = emit1("paddle.add", [_t(base, it.dtype), _broadcast_idx(it, n)])
+    # An index outside [-n, n) would land in a neighbouring row of the
+    # flattened array: send it past the end instead, where the gather's
+    # run-time check reports it at this line.
+    outside = logical_or(less(it, -n), greater_equal(it, n))
+    flat = where(outside, _t(np.array(rows * n, np.int64), it.dtype), flat).astype(it.dtype)
+    r = take(ravel(xt), flat)
     return moveaxis(r, -1, ax)
 
 

@@ -91,7 +91,10 @@ def test_onnx_constant_of_shape_overflow(shape):
         import_model(constant_of_shape(shape), context=context())
     text = str(e.value)
     assert "constantofshape_node" in text and "(ConstantOfShape)" in text
-    assert "more than 2^63 - 1 bytes" in text
+    # The importer checks shape values before folding with numpy; a product
+    # that fits int64 elements but not bytes reaches the dialect's check.
+    assert ("has more elements than fit in 64 bits" in text
+            or "more than 2^63 - 1 bytes" in text), text
 
 
 def test_onnx_constant_of_shape_large_but_valid():
@@ -243,3 +246,27 @@ def test_onnx_graph_keeps_valid_types():
     graph = helper.make_graph([node], "g", [x], [y], [shape])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     assert "1048576x2x3xf32" in import_model(model, context=context()).to_text()
+
+
+def test_frontend_indices_out_of_range_raise():
+    """take_along_axis and nn.Embedding index out of range: an error at the
+    user's line, as numpy and PyTorch raise (before, take_along_axis read a
+    neighbouring row of the flattened array and Embedding, a one-hot
+    product, gave a row of zeros). In range, numpy's results."""
+    import paddle_mlir as pm
+    import paddle_mlir.nn as nn
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    along = pm.jit(lambda x, i: pm.take_along_axis(x, i, axis=1))
+    ok = np.array([[0], [-1], [3]], np.int64)
+    np.testing.assert_array_equal(along(x, ok), np.take_along_axis(x, ok, 1))
+    for bad in ([[0], [4], [1]], [[-5], [0], [0]]):
+        with pytest.raises(ValueError, match="paddle.gather: an index is out of range"):
+            along(x, np.array(bad, np.int64))
+    emb = nn.Embedding(5, 3)
+    lookup = pm.jit(lambda i: emb(i))
+    got = lookup(np.array([0, 4, -1], np.int64))
+    np.testing.assert_array_equal(got, emb.weight[[0, 4, -1]])
+    for bad in ([0, 5], [-6]):
+        with pytest.raises(ValueError, match="test_robustness_shapes.py:\\d+:\\d+: "
+                                             "paddle.gather: an index is out of range"):
+            lookup(np.array(bad, np.int64))

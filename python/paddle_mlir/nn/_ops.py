@@ -110,6 +110,14 @@ def where(cond, a, b):
     return _pm().where(cond, a, b)
 
 
+def take(x, indices, axis):
+    """numpy.take: an index outside [-n, n) raises (IndexError in numpy, a
+    run-time error of the compiled gather)."""
+    if _is_numpy(x, indices):
+        return np.take(x, indices, axis=axis)
+    return _pm().take(x, indices, axis=axis)
+
+
 def equal(a, b):
     return np.equal(a, b) if _is_numpy(a, b) else _pm().equal(a, b)
 

@@ -144,9 +144,11 @@ def one_hot(labels, num_classes, dtype=np.float32):
 
 
 def embedding(indices, weight):
-    """Rows of `weight` [V, D] by integer indices: a one-hot product, whose
-    gradient is a matmul too (no scatter needed)."""
-    return _ops.matmul(one_hot(indices, _ops.shape(weight)[0], np.float32), weight)
+    """Rows of `weight` [V, D] by integer indices in [-V, V): a gather, whose
+    gradient is a scatter-add. An index outside that range is a run-time
+    error naming this line (PyTorch raises too; a one-hot product gave a
+    zero row)."""
+    return _ops.take(weight, indices, axis=0)
 
 
 # Multipliers for folding a step counter and a layer seed into one i64 key:

@@ -88,7 +88,9 @@ def norm_axis(imp, axis, rank, what="axis"):
 
 def check_shape(imp, dims, what, allow=()):
     """The static entries of a shape input: sizes >= 0 (or a value in
-    `allow`, such as Reshape's -1) whose product fits in int64."""
+    `allow`, such as Reshape's -1) whose product fits in int64. The values
+    are checked here because the importer folds with numpy before any op
+    exists; the ops' types then go through the dialect's size check."""
     static = [int(d) for d in dims if is_static(d)]
     shown = "[" + ", ".join(str(d) if is_static(d) else "?" for d in dims) + "]"
     bad = [d for d in static if d < 0 and d not in allow]
@@ -1286,6 +1288,9 @@ def _reduce(name, pre=None, post=None):
             return
         if attrs["keepdims"]:
             a["keepdims"] = "unit"
+        if name in ("paddle.reduce_max", "paddle.reduce_min"):
+            # ONNX: over nothing, the lowest (max) or highest (min) value.
+            a["allow_empty"] = "unit"
         if x.dtype == "i1" and name in ("paddle.reduce_max", "paddle.reduce_min"):
             # any / all: reduce 0/1 as i8.
             x8 = imp.op1("paddle.cast", [x], result_types=[out_type(imp, x.shape, "i8")])
@@ -1335,7 +1340,7 @@ def reduce_log_sum_exp(imp, attrs):
     a = {"keepdims": "unit"}
     if axes:
         a["axes"] = arr(norm_axis(imp, v, x.rank) for v in axes)
-    m = imp.op1("paddle.reduce_max", [x], a)
+    m = imp.op1("paddle.reduce_max", [x], {**a, "allow_empty": "unit"})
     # An all -inf slice would give nan from -inf - -inf; use 0 there.
     finite = imp.op1("paddle.compare", [m, imp.scalar(-np.inf, x.dtype)],
                      {"direction": "#paddle<direction ne>"})
