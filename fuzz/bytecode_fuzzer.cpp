@@ -39,10 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return c;
   }();
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
+  // A copy ends with the NUL that MLIR's lexer needs after text, as
+  // readModuleFile's buffers do.
   auto buffer = mlir::paddle::sanitizeModuleBuffer(
-      llvm::MemoryBuffer::getMemBuffer(bytes, "input",
-                                       /*RequiresNullTerminator=*/false),
-      *registry);
+      llvm::MemoryBuffer::getMemBufferCopy(bytes, "input"), *registry);
   if (!buffer) {
     llvm::consumeError(buffer.takeError());
     return 0;

@@ -282,17 +282,21 @@ struct EndlessFifo {
   ~EndlessFifo() { writer.join(); }
 };
 
-TEST(BoundedReads, NpyReadsOnlyWhatItsHeaderSays) {
-  TempDir dir;
-  std::string dict =
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
+/// The prelude and header of a version 1.0 .npy file with header `dict`.
+std::string npyHeader(const std::string &dict) {
   std::string header = dict;
   header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
   header += '\n';
   std::string npy = std::string("\x93NUMPY\x01\x00", 8);
   npy += (char)(header.size() & 0xff);
   npy += (char)(header.size() >> 8);
-  npy += header;
+  return npy + header;
+}
+
+TEST(BoundedReads, NpyReadsOnlyWhatItsHeaderSays) {
+  TempDir dir;
+  std::string npy =
+      npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }");
   paddle_tensor_t t{};
   {
     EndlessFifo fifo(dir, npy);
@@ -310,15 +314,9 @@ TEST(BoundedReads, NpyReadsOnlyWhatItsHeaderSays) {
 
 TEST(BoundedReads, NpyHeaderClaimingMoreThanTheFileFailsBeforeAllocating) {
   TempDir dir;
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': "
-                     "(1000000000000,), }";
-  std::string header = dict;
-  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
-  npy += (char)(header.size() & 0xff);
-  npy += (char)(header.size() >> 8);
-  npy += header + "abcd";
+  std::string npy = npyHeader("{'descr': '<f4', 'fortran_order': False, "
+                              "'shape': (1000000000000,), }") +
+                    "abcd";
   writeText(dir / "big.npy", npy);
   paddle_tensor_t t{};
   std::string m = takeMessage(paddle_npy_read((dir / "big.npy").c_str(), &t));

@@ -340,9 +340,11 @@ paddle::readModuleFile(llvm::StringRef path) {
       return error("cannot read '" + path +
                    "': it is a device, not a module file");
     if (S_ISREG(st.st_mode)) {
+      // MLIR's lexer stops at a NUL: the text must end with one (a mapped
+      // file whose size is a multiple of the page size has none after it).
       auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                                 /*RequiresNullTerminator=*/
-                                                false);
+                                                true);
       if (!buffer)
         return error("cannot read '" + path +
                      "': " + buffer.getError().message());

@@ -1,5 +1,6 @@
 //===- LowerRuntimeChecks.cpp - cf.assert to runtime error calls ----------===//
 
+#include "paddle/Transforms/CheckMessages.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -62,7 +63,7 @@ struct LowerRuntimeChecksPass
       b.setInsertionPointToStart(fail);
       std::string &name = globalNames[op.getMsg()];
       if (name.empty())
-        name = "paddle_check_message_" + std::to_string(globalNames.size());
+        name = (paddle::kCheckMessagePrefix + Twine(globalNames.size())).str();
       Value message;
       if (auto global = module.lookupSymbol<LLVM::GlobalOp>(name)) {
         message = LLVM::AddressOfOp::create(b, op.getLoc(), global);

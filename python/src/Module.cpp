@@ -65,8 +65,9 @@ static ModuleRef parse(ContextRef context, const std::string &text,
   auto buffer = [&] {
     py::gil_scoped_release release; // bytecode: waits for a child process
     return paddle::sanitizeModuleBuffer(
+        // std::string keeps a NUL after its text, which the lexer needs.
         llvm::MemoryBuffer::getMemBuffer(text, name,
-                                         /*RequiresNullTerminator=*/false),
+                                         /*RequiresNullTerminator=*/true),
         ctx->getDialectRegistry());
   }();
   if (!buffer)

@@ -68,6 +68,16 @@ def module(tmp_path):
     return path
 
 
+def run_command(tool, module, tmp_path):
+    """The command that runs `module`: paddle-run, or an executable compiled
+    from it (both take the same run flags)."""
+    if tool == "paddle-run":
+        return [PADDLE_RUN, module]
+    exe = tmp_path / "exe"
+    assert run([PADDLE_COMPILE, module, "-o", exe, "--emit", "exe"]).returncode == 0
+    return [exe]
+
+
 def inputs(folder):
     return ["--input", folder / "a.npy", "--input", folder / "b.npy"]
 
@@ -182,12 +192,7 @@ def test_a_failed_result_set_leaves_the_old_one(module, tmp_path, tool):
     out.mkdir()
     (out / "main_0.npy").write_bytes(b"old result 0")
     (out / "main_1.npy").mkdir()  # result 1 cannot be written
-    if tool == "exe":
-        exe = tmp_path / "exe"
-        assert run([PADDLE_COMPILE, module, "-o", exe, "--emit", "exe"]).returncode == 0
-        cmd = [exe]
-    else:
-        cmd = [PADDLE_RUN, module]
+    cmd = run_command(tool, module, tmp_path)
     proc = run([*cmd, *inputs(tmp_path), "--output-dir", out])
     assert proc.returncode == 1
     assert f"cannot write '{out}/main_1.npy': it is a directory" in proc.stderr
@@ -387,12 +392,7 @@ def test_corrupt_bytecode_through_the_tools(tmp_path):
 
 @pytest.mark.parametrize("tool", ["paddle-run", "exe"])
 def test_counts_are_bounded(module, tmp_path, tool):
-    if tool == "exe":
-        exe = tmp_path / "exe"
-        assert run([PADDLE_COMPILE, module, "-o", exe, "--emit", "exe"]).returncode == 0
-        cmd = [exe]
-    else:
-        cmd = [PADDLE_RUN, module]
+    cmd = run_command(tool, module, tmp_path)
     for flag, value, message in [
         ("--bench", "99999999999999999999",
          "--bench expects a number of runs from 0 to 10000000, got '99999999999999999999'"),
@@ -505,3 +505,17 @@ def test_other_inputs_that_never_end(tmp_path):
                timeout=60)
     assert proc.returncode == 1
     assert f"ONNX model '{zero}' is not a regular file" in proc.stderr
+
+
+def test_text_ending_at_a_page_boundary(tmp_path):
+    """MLIR's lexer stops at a NUL after the text: a module file whose size
+    is a multiple of the page size, mapped without one, had it read past the
+    mapping (an unterminated string ran into the next page; found by the
+    module loader's fuzzer)."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    for tool in [PADDLE_RUN, PADDLE_OPT]:
+        path = tmp_path / "page.mlir"
+        path.write_bytes(b'"' + b"a" * (4 * page - 1))
+        proc = run([tool, path], timeout=60)
+        assert proc.returncode == 1
+        assert "expected '\"' in string literal" in proc.stderr, proc.stderr

@@ -123,11 +123,15 @@ paddle_status_t paddle::runtime::checkTensor(const paddle_tensor_t *t,
   if (!t)
     return paddle_status_create(PADDLE_INVALID_ARGUMENT, "%s: null tensor",
                                 what);
-  size_t elementSize = paddle_dtype_size(t->dtype);
-  if (!elementSize)
+  // A caller may store any int in the enum: read it as one (loading an
+  // enum outside its values is undefined behaviour).
+  int dtype = 0;
+  static_assert(sizeof(dtype) == sizeof(t->dtype), "enum is not int-sized");
+  memcpy(&dtype, &t->dtype, sizeof dtype);
+  if (dtype <= PADDLE_DTYPE_INVALID || dtype > PADDLE_I64)
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
-                                "%s: invalid element type %d", what,
-                                (int)t->dtype);
+                                "%s: invalid element type %d", what, dtype);
+  size_t elementSize = paddle_dtype_size(t->dtype);
   if (t->rank < 0 || t->rank > PADDLE_MAX_RANK)
     return paddle_status_create(PADDLE_INVALID_ARGUMENT,
                                 "%s: rank %d is outside [0, %d]", what, t->rank,

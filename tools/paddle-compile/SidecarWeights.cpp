@@ -10,6 +10,8 @@
 
 #include "SidecarWeights.h"
 
+#include "paddle/Transforms/CheckMessages.h"
+
 #include "llvm/ADT/APInt.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
@@ -93,6 +95,7 @@ bool isMovable(const GlobalVariable &gv, uint64_t threshold,
   return gv.isConstant() && gv.hasInitializer() && gv.hasLocalLinkage() &&
          !gv.isThreadLocal() && !gv.hasSection() &&
          !gv.getName().starts_with("llvm.") &&
+         !gv.getName().starts_with(kCheckMessagePrefix) &&
          dl.getTypeAllocSize(gv.getValueType()) >= threshold &&
          !gv.getInitializer()->isNullValue();
 }

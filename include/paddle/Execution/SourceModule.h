@@ -36,6 +36,8 @@ readModuleFile(llvm::StringRef path);
 /// bytecode writer: the reader never sees a user's bytecode in this
 /// process. Crashes, loops and parse errors in the child are errors here
 /// (a parse error carries the child's diagnostics).
+/// Text must be followed by a NUL, as MLIR's lexer needs (a MemoryBuffer
+/// made with RequiresNullTerminator, or a copy).
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 sanitizeModuleBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                      const DialectRegistry &registry);
