@@ -138,6 +138,12 @@ static int64_t getHostVectorBits() {
 
 void mlir::paddle::buildCpuLlvmLoweringPipeline(
     OpPassManager &pm, const CpuPipelineOptions &options) {
+  // Each kernel in a function of its own, and equal kernels (the same op
+  // on the same shapes, as the repeated layers of a model make) kept once:
+  // what follows runs once per distinct kernel, on small functions
+  // (docs/compile-time.md, "Scaling with the op count").
+  pm.addPass(createOutlineKernelsPass());
+  pm.addPass(createDedupFunctionsPass());
   // Loops -> LLVM dialect. The parallel dims of each linalg op become one
   // scf.parallel (reduction dims stay sequential scf.for inside it), which
   // async-parallel-for splits into blocks that the runtime's thread pool

@@ -63,6 +63,45 @@ def InstrumentKernelsPass
                            "::mlir::func::FuncDialect"];
 }
 
+def OutlineKernelsPass : Pass<"paddle-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Move every kernel into a private function of its own.";
+  let description = [{
+    Compile time (docs/compile-time.md, "Scaling with the op count"). Runs
+    on buffers, after memory planning and paddle-use-onednn. Each kernel of
+    a function (a linalg op, a `memref.copy`, or a loop: a fused group's
+    tile loop; not one inside another) moves into a private function
+    `kernel_N`, with a call in its place. Constants it uses are cloned in;
+    every other value it uses becomes an argument. Run-time checks, library
+    calls and trace brackets stay in the caller.
+
+    Followed by `paddle-dedup-functions`, this makes the lowering that
+    comes after (tiling, vectorization, loops, async dispatch) run once per
+    distinct kernel rather than once per op: the layers of a model repeat
+    the same kernels on the same shapes. It also keeps the functions the
+    later passes see small, where several upstream passes cost the square
+    of a function's size.
+
+    ```mlir
+    func.func @main(%a: memref<16xf32>, %b: memref<16xf32>) {
+      linalg.copy ins(%a : memref<16xf32>) outs(%b : memref<16xf32>)
+      return
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @main(%a: memref<16xf32>, %b: memref<16xf32>) {
+      call @kernel(%a, %b) : (memref<16xf32>, memref<16xf32>) -> ()
+      return
+    }
+    func.func private @kernel(%a: memref<16xf32>, %b: memref<16xf32>) {
+      linalg.copy ins(%a : memref<16xf32>) outs(%b : memref<16xf32>)
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def PlanMemoryPass : Pass<"paddle-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Give temporary buffers static offsets in one per-call "
                 "workspace.";
