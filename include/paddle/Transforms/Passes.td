@@ -102,6 +102,39 @@ def OutlineKernelsPass : Pass<"paddle-outline-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def SplitDeallocsPass : Pass<"paddle-split-deallocs", "::mlir::ModuleOp"> {
+  let summary = "Give each fresh allocation of a bufferization.dealloc a "
+                "dealloc of its own.";
+  let description = [{
+    Compile time (docs/compile-time.md, "Scaling with the op count"). Runs
+    between `ownership-based-buffer-deallocation` and
+    `buffer-deallocation-simplification`, and does what the latter's split
+    pattern does for the memrefs that are `memref.alloc` or
+    `memref.alloca` results: two distinct allocations never alias, so only
+    the op's other memrefs are asked about, where upstream asks about every
+    pair (quadratic in the memrefs a block frees: one per intermediate
+    result of a long function). Each split-off memref gets a
+    `bufferization.dealloc` of its own with the op's retained memrefs; the
+    rest stay in one op; each retained memref's ownership is the `or` of
+    what the new ops return.
+
+    ```mlir
+    %r = bufferization.dealloc (%a, %b : memref<4xf32>, memref<4xf32>)
+        if (%c, %d) retain (%x : memref<4xf32>)
+    ```
+    becomes
+    ```mlir
+    %r0 = bufferization.dealloc (%a : memref<4xf32>) if (%c) retain (%x : memref<4xf32>)
+    %r1 = bufferization.dealloc (%b : memref<4xf32>) if (%d) retain (%x : memref<4xf32>)
+    %r2 = bufferization.dealloc retain (%x : memref<4xf32>)
+    %o = arith.ori %r2, %r0 : i1
+    %r = arith.ori %o, %r1 : i1
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def PlanMemoryPass : Pass<"paddle-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Give temporary buffers static offsets in one per-call "
                 "workspace.";
