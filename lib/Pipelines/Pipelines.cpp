@@ -109,10 +109,15 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(createDonateBuffersPass());
+  // Bufferization's analysis is quadratic in the uses of a value within a
+  // function: a long function is bufferized in parts (docs/compile-time.md,
+  // "Scaling with the op count").
+  pm.addPass(createSplitFunctionsPass());
   // Producers write straight into the buffers their results end up in
   // (donated arguments, slices of a concatenation) instead of a temporary.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createInlinePartsPass());
   pm.addPass(createDropDonatedResultsPass());
   // Tile loops of fused groups -> scf.parallel, which the LLVM lowering
   // spreads over the threads like every other parallel loop.

@@ -102,6 +102,61 @@ def OutlineKernelsPass : Pass<"paddle-outline-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def SplitFunctionsPass : Pass<"paddle-split-functions", "::mlir::ModuleOp"> {
+  let summary = "Cut long functions into parts for bufferization.";
+  let description = [{
+    Compile time (docs/compile-time.md, "Scaling with the op count"). On
+    tensors, before `eliminate-empty-tensors` and `one-shot-bufferize`,
+    whose analysis checks each tensor operand against every use of its
+    value: a weight read by n ops of one function costs O(n^2). A function
+    of more than twice `ops-per-part` ops is cut into consecutive parts of
+    at least that many; each part moves into a private function marked
+    `paddle.part`, called in order from the function, and
+    `paddle-inline-parts` puts it back after bufferization.
+
+    A tensor crosses a cut only where bufferization gives it the same buffer
+    either way: a function argument (a donated one stays writable in the
+    part), a constant, or a value written into a `tensor.empty` (or a
+    reshape of one) that no later op writes into or inserts. Where no such
+    cut is found the function stays as it is.
+
+    ```mlir
+    func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+      <ops 0 .. k-1 using %x, %w, defining %v>
+      <ops k .. n-1 using %v, %w, defining %r>
+      return %r : tensor<4xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+      %v = call @f_part(%x, %w) : (...) -> tensor<4xf32>
+      %r = call @f_part_0(%v, %w) : (...) -> tensor<4xf32>
+      return %r : tensor<4xf32>
+    }
+    func.func private @f_part(...) attributes {paddle.part} { <ops 0 .. k-1> }
+    func.func private @f_part_0(...) attributes {paddle.part} { <ops k .. n-1> }
+    ```
+  }];
+  let options = [
+    Option<"opsPerPart", "ops-per-part", "int64_t", /*default=*/"256",
+           "The fewest ops of a part (a function with twice as many is "
+           "cut)">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def InlinePartsPass : Pass<"paddle-inline-parts", "::mlir::ModuleOp"> {
+  let summary = "Inline the parts paddle-split-functions made.";
+  let description = [{
+    After `one-shot-bufferize`: every call of a private function marked
+    `paddle.part` is replaced by the function's body, and the function is
+    erased, so memory planning and the rest of the pipeline see the
+    function whole again. A part that is not one block, or whose call does
+    not match its signature, is an error.
+  }];
+}
+
 def SplitDeallocsPass : Pass<"paddle-split-deallocs", "::mlir::ModuleOp"> {
   let summary = "Give each fresh allocation of a bufferization.dealloc a "
                 "dealloc of its own.";
