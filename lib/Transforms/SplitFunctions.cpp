@@ -106,10 +106,16 @@ static bool mayCross(Value value, Block *entry) {
   return hasOwnBuffer(value, entry) && !isWrittenOrInserted(value);
 }
 
-static bool isScalarConstant(Operation *op) {
+static bool isConstant(Operation *op) {
   return op->hasTrait<OpTrait::ConstantLike>() && op->getNumOperands() == 0 &&
-         op->getNumResults() == 1 &&
-         !isa<TensorType>(op->getResult(0).getType());
+         op->getNumResults() == 1;
+}
+
+/// Values a part uses as a copy of their own op: scalar constants (index
+/// constants keep offsets and trip counts static).
+static bool isClonedIntoParts(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && isConstant(def) && !isa<TensorType>(value.getType());
 }
 
 namespace {
@@ -122,8 +128,9 @@ struct SplitFunctionsPass
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && func.getBody().hasOneBlock() &&
-          static_cast<int64_t>(func.front().getOperations().size()) >
-              2 * opsPerPart)
+          llvm::count_if(func.front(), [](Operation &op) {
+            return !isConstant(&op);
+          }) > 2 * opsPerPart)
         funcs.push_back(func);
     paddle::SymbolNamer namer(module);
     for (func::FuncOp func : funcs)
@@ -131,10 +138,17 @@ struct SplitFunctionsPass
   }
 
   void split(func::FuncOp func, paddle::SymbolNamer &namer) {
+    // Constants stay where they are: the parts use clones of scalar ones and
+    // tensor ones as arguments, so that their globals are made in the
+    // function's order (the order parts are bufferized in is not fixed).
     Block *entry = &func.front();
-    SmallVector<Operation *> ops;
+    SmallVector<Operation *> ops, constants;
     llvm::DenseMap<Operation *, int64_t> position;
     for (Operation &op : entry->without_terminator()) {
+      if (isConstant(&op)) {
+        constants.push_back(&op);
+        continue;
+      }
       position[&op] = ops.size();
       ops.push_back(&op);
     }
@@ -162,6 +176,8 @@ struct SplitFunctionsPass
     };
     for (BlockArgument arg : entry->getArguments())
       block(arg, -1);
+    for (Operation *constant : constants)
+      block(constant->getResult(0), -1);
     for (auto [i, op] : llvm::enumerate(ops))
       for (Value result : op->getResults())
         block(result, i);
@@ -182,19 +198,11 @@ struct SplitFunctionsPass
                   namer.unique((func.getSymName() + "_part").str()));
   }
 
-  /// Moves `part` (consecutive ops of `func`'s body) into a new private
-  /// function, with a call in their place.
-  void outlinePart(func::FuncOp func, ArrayRef<Operation *> ops,
+  /// Moves `part` (consecutive ops of `func`'s body but its constants)
+  /// into a new private function, with a call in their place.
+  void outlinePart(func::FuncOp func, ArrayRef<Operation *> part,
                    StringRef name) {
     Block *entry = &func.front();
-    // Scalar constants stay where they are and are cloned into every part
-    // using them (index constants keep offsets and trip counts static).
-    SmallVector<Operation *> part;
-    for (Operation *op : ops)
-      if (!isScalarConstant(op))
-        part.push_back(op);
-    if (part.empty())
-      return;
     llvm::DenseSet<Operation *> inPart(part.begin(), part.end());
     auto definedInPart = [&](Value value) {
       Operation *def = value.getDefiningOp();
@@ -206,13 +214,12 @@ struct SplitFunctionsPass
         used.insert(operand);
       getUsedValuesDefinedAbove(op->getRegions(), used);
     }
-    SmallVector<Value> constants, inputs;
+    SmallVector<Value> clones, inputs;
     for (Value value : used) {
       if (definedInPart(value))
         continue;
-      Operation *def = value.getDefiningOp();
-      if (def && isScalarConstant(def))
-        constants.push_back(value);
+      if (isClonedIntoParts(value))
+        clones.push_back(value);
       else
         inputs.push_back(value);
     }
@@ -233,21 +240,25 @@ struct SplitFunctionsPass
     callee.setPrivate();
     callee->setAttr(paddle::kPartAttr, b.getUnitAttr());
     Block *body = callee.addEntryBlock();
-    // A donated argument stays writable where the part writes into it.
-    for (auto [i, value] : llvm::enumerate(inputs))
-      if (auto arg = dyn_cast<BlockArgument>(value))
-        if (Attribute writable = func.getArgAttr(
-                arg.getArgNumber(),
-                bufferization::BufferizationDialect::kWritableAttrName))
-          callee.setArgAttr(
-              i, bufferization::BufferizationDialect::kWritableAttrName,
-              writable);
+    // A donated argument stays writable where the part writes into it, a
+    // constant read-only.
+    StringRef writableAttr =
+        bufferization::BufferizationDialect::kWritableAttrName;
+    for (auto [i, value] : llvm::enumerate(inputs)) {
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        if (Attribute writable =
+                func.getArgAttr(arg.getArgNumber(), writableAttr))
+          callee.setArgAttr(i, writableAttr, writable);
+      } else if (isConstant(value.getDefiningOp())) {
+        callee.setArgAttr(i, writableAttr, b.getBoolAttr(false));
+      }
+    }
 
     b.setInsertionPoint(part.front());
     auto call = func::CallOp::create(b, loc, callee, inputs);
     b.setInsertionPointToStart(body);
     IRMapping mapping;
-    for (Value value : constants)
+    for (Value value : clones)
       mapping.map(value, b.clone(*value.getDefiningOp())->getResult(0));
     for (auto [value, arg] : llvm::zip_equal(inputs, body->getArguments()))
       mapping.map(value, arg);

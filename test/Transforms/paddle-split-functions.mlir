@@ -46,7 +46,8 @@ func.func @chain(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
 // No cut separates a view (%s) from its uses, a value from the op writing
 // into it (%b, filled), nor the producer of a materialized value (%g)
 // from the materialization; scalar constants are cloned into the parts
-// using them; a donated argument stays writable in the part writing it.
+// using them (and stay in the function); a donated argument stays
+// writable in the part writing it.
 // CHECK-LABEL: func.func @blocked(
 // CHECK-SAME: %[[X:.*]]: tensor<8xf32>, %[[W:.*]]: tensor<8xf32> {bufferization.writable = true})
 // CHECK: %[[A:.*]] = call @[[P0:blocked_part]](%[[X]], %[[W]])
@@ -85,6 +86,31 @@ func.func @blocked(%x: tensor<8xf32>, %w: tensor<8xf32> {bufferization.writable 
   %g = linalg.add ins(%d, %d : tensor<8xf32>, tensor<8xf32>) outs(%e4 : tensor<8xf32>) -> tensor<8xf32>
   %m = bufferization.materialize_in_destination %g in %w : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   return %m, %t : tensor<8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Constants stay in the function: a tensor one is a read-only argument of
+// the parts using it (its global is made in the function's order).
+// CHECK-LABEL: func.func @with_constant(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[K:.*]] = arith.constant dense<2.0
+// CHECK-NEXT: %[[A:.*]] = call @[[P0:with_constant_part]](%[[X]], %[[K]])
+// CHECK-NEXT: %[[B:.*]] = call @{{.*}}(%[[A]], %[[K]])
+// CHECK-NEXT: %[[C:.*]] = call @{{.*}}(%[[B]], %[[K]])
+// CHECK-NEXT: return %[[C]]
+// CHECK: func.func private @[[P0]](%{{.*}}: tensor<4xf32>, %[[PK:.*]]: tensor<4xf32> {bufferization.writable = false})
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.mul ins(%{{.*}}, %[[PK]] :
+func.func @with_constant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %k = arith.constant dense<2.0> : tensor<4xf32>
+  %e0 = tensor.empty() : tensor<4xf32>
+  %a = linalg.mul ins(%x, %k : tensor<4xf32>, tensor<4xf32>) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %b = linalg.mul ins(%a, %k : tensor<4xf32>, tensor<4xf32>) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %c = linalg.mul ins(%b, %k : tensor<4xf32>, tensor<4xf32>) outs(%e2 : tensor<4xf32>) -> tensor<4xf32>
+  return %c : tensor<4xf32>
 }
 
 // -----
