@@ -1,5 +1,6 @@
 // RUN: paddle-opt %s --split-input-file --paddle-split-functions="ops-per-part=2" | FileCheck %s
 // RUN: paddle-opt %s --split-input-file --paddle-split-functions="ops-per-part=2" --paddle-inline-parts | FileCheck %s --check-prefix=BACK
+// RUN: paddle-opt %s --split-input-file --paddle-split-functions="ops-per-part=2 max-values-across=1" | FileCheck %s --check-prefix=FEW
 
 // A chain reading %w in every op becomes parts called in order, each
 // taking %w as an argument (its few uses in the part are all bufferization
@@ -29,6 +30,11 @@
 // BACK-NEXT: return %[[D]]
 // BACK-NOT: func.func
 // BACK: // -----
+// Every cut of the chain passes two values (the last result and %w):
+// with at most one allowed, it stays whole.
+// FEW-LABEL: func.func @chain(
+// FEW-NOT: call
+// FEW: // -----
 func.func @chain(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
   %e0 = tensor.empty() : tensor<4xf32>
   %a = linalg.add ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>

@@ -117,8 +117,11 @@ def SplitFunctionsPass : Pass<"paddle-split-functions", "::mlir::ModuleOp"> {
     A tensor crosses a cut only where bufferization gives it the same buffer
     either way: a function argument (a donated one stays writable in the
     part), a constant, or a value written into a `tensor.empty` (or a
-    reshape of one) that no later op writes into or inserts. Where no such
-    cut is found the function stays as it is.
+    reshape of one) that no later op writes into or inserts. At most
+    `max-values-across` values cross a cut: bufferizing a call is quadratic
+    in its operands and results. Where no such cut is found the function
+    stays as it is (a training step, whose activations live from the
+    forward to the backward pass, is not cut).
 
     ```mlir
     func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
@@ -142,6 +145,9 @@ def SplitFunctionsPass : Pass<"paddle-split-functions", "::mlir::ModuleOp"> {
     Option<"opsPerPart", "ops-per-part", "int64_t", /*default=*/"256",
            "The fewest ops of a part (a function with twice as many is "
            "cut)">,
+    Option<"maxValuesAcross", "max-values-across", "int64_t",
+           /*default=*/"16",
+           "The most values a cut may pass from a part to later ones">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
