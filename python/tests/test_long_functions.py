@@ -13,33 +13,20 @@ along the chain: the results stay within 2e-5 of numpy.
 
 import re
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 from onnx_testing import context
 from paddle_testing import PADDLE_OPT, run_module
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from compile_scaling import SIZE, chain_mlir, chain_onnx  # noqa: E402
+
 N = 1500  # ops: several parts of paddle-split-functions' 256
-SIZE = 16
 TOLERANCE = dict(rtol=2e-5, atol=2e-5)
-
-
-def chain_module(n):
-    lines = [f"func.func @main(%x: tensor<{SIZE}x{SIZE}xf32>, "
-             f"%w: tensor<{SIZE}x{SIZE}xf32>) -> tensor<{SIZE}x{SIZE}xf32> {{"]
-    t = f"tensor<{SIZE}x{SIZE}xf32>"
-    cur = "%x"
-    for i in range(n):
-        if i % 3 == 2:
-            lines.append(f"  %v{i} = paddle.matmul {cur}, %w : {t}, {t} -> {t}")
-        else:
-            op = "tanh" if i % 3 == 0 else "sin"
-            lines.append(f"  %v{i} = paddle.{op} {cur} : {t} -> {t}")
-        cur = f"%v{i}"
-    lines += [f"  return {cur} : {t}", "}"]
-    return "\n".join(lines) + "\n"
 
 
 def chain_reference(x, w, n):
@@ -58,7 +45,7 @@ def inputs(rng):
 
 def test_long_chain_runs_as_numpy(tmp_path, inputs):
     x, w = inputs
-    text = chain_module(N)
+    text = chain_mlir(N)
     (got,) = run_module(tmp_path, text, [x, w])
     want = chain_reference(x, w, N)
     # The values stay of order 0.1, far from what the tolerance hides.
@@ -73,7 +60,7 @@ def test_long_chain_same_bits_on_one_compile_thread(inputs):
     x, w = inputs
     runs = []
     for threads in [1, 2]:
-        module = _core.Module.parse(context(), chain_module(N))
+        module = _core.Module.parse(context(), chain_mlir(N))
         exe = _core.compile(module, compile_threads=threads)
         assert exe.compile_parts() == threads
         runs.append(exe.run("main", [x, w])[0])
@@ -85,7 +72,7 @@ def test_long_chain_is_bufferized_in_parts(tmp_path):
     """The test above goes through the parts (were no cut found, it would
     not test them)."""
     module = tmp_path / "chain.mlir"
-    module.write_text(chain_module(N))
+    module.write_text(chain_mlir(N))
     proc = subprocess.run(
         [str(PADDLE_OPT), str(module), "--paddle-cpu-pipeline",
          "--mlir-print-ir-after=paddle-split-functions", "-o", str(tmp_path / "out.mlir")],
@@ -98,16 +85,7 @@ def test_long_onnx_chain_runs_as_numpy(inputs):
     from paddle_mlir import _core
     from paddle_mlir.onnx import import_model
     x, w = inputs
-    nodes, cur = [], "x"
-    for i in range(N):
-        op = ["Tanh", "Sin", "MatMul"][i % 3]
-        nodes.append(helper.make_node(op, [cur, "w"] if op == "MatMul" else [cur], [f"v{i}"]))
-        cur = f"v{i}"
-    graph = helper.make_graph(
-        nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [SIZE, SIZE])],
-        [helper.make_tensor_value_info(cur, TensorProto.FLOAT, [SIZE, SIZE])],
-        [numpy_helper.from_array(w, "w")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = chain_onnx(N, w)
     imported = import_model(model, context=context())
     exe = _core.compile(imported.module)
     (got,) = exe.run(imported.function_name, [x])
