@@ -23,7 +23,9 @@ SVG. docs/compile-time.md, "Scaling with the op count", shows the results.
 --before draws an earlier --json run (another build) dashed in the same
 picture. A run that exceeds --timeout counts as missing (">" in the table).
 Timings are noisy on a shared machine: compare runs made on one machine,
-when `uptime` shows it quiet.
+when `uptime` shows it quiet; `--best-of A.json B.json ...` (instead of
+measuring) takes each point's lowest median over several runs, and prints
+and draws that.
 """
 
 import argparse
@@ -263,11 +265,16 @@ def main():
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--svg", type=Path, help="draw the curves here")
     ap.add_argument("--before", type=Path, help="an earlier --json run, drawn dashed")
+    ap.add_argument("--best-of", type=Path, nargs="+",
+                    help="runs (--json) to merge instead of measuring")
     ap.add_argument("--onnx-worker", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     build = args.build.resolve()
     if args.onnx_worker:
         return onnx_worker(args.onnx_worker, build)
+    if args.best_of:
+        return report(best_of([json.loads(p.read_text()) for p in args.best_of]),
+                      args)
 
     import numpy as np
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -307,9 +314,29 @@ def main():
                                           if s else f"> {args.timeout:.0f} s"),
                   file=sys.stderr, flush=True)
     results["load_after"] = os.getloadavg()[0]
+    report(results, args)
+
+
+def best_of(runs):
+    """Each point's lowest median over `runs` (same sizes and paths)."""
+    best = dict(runs[0])
+    best["runs"] = len(runs)
+    best["load_before"] = min(r["load_before"] for r in runs)
+    best["load_after"] = max(r["load_after"] for r in runs)
+    for p in best["paths"]:
+        best[p] = {}
+        for key in ("seconds", "mb"):
+            points = zip(*(r[p][key] for r in runs))
+            best[p][key] = [min((v for v in vs if v), default=None) for vs in points]
+    return best
+
+
+def report(results, args):
+    runs = results.get("runs", 1)
     print(f"CPU: {results['cpu']}; load average {results['load_before']:.2f} before, "
-          f"{results['load_after']:.2f} after; median of {args.reps} fresh processes\n")
-    print(table(results, paths, sizes))
+          f"{results['load_after']:.2f} after; median of {results['reps']} fresh "
+          f"processes" + (f", the lowest of {runs} runs" if runs > 1 else "") + "\n")
+    print(table(results, results["paths"], results["sizes"]))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
     if args.svg:
