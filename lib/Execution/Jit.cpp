@@ -15,6 +15,7 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -113,11 +114,17 @@ static ArrayRef<char> getExternalizableBytes(LLVM::GlobalOp global) {
 // it uses (its own copy); any other global is defined by the part of the
 // first function using it. A symbol used across parts gets external
 // linkage where it is defined and a declaration elsewhere. The JIT's code
-// model is large, so references between parts are absolute.
+// model is large, so references between parts are absolute. Loop-free
+// entry functions of a few thousand ops or more are one more part,
+// neither optimized nor compiled by the optimizing code generator.
 
 namespace {
 struct Partitioning {
+  /// The parts compiled optimized, on as many threads.
   unsigned parts = 1;
+  /// Whether the loop-free entry functions are a part of their own, part
+  /// number `parts`, compiled unoptimized.
+  bool unoptimizedPart = false;
   /// The part defining each function and each global but private
   /// constants.
   llvm::StringMap<unsigned> owner;
@@ -125,12 +132,23 @@ struct Partitioning {
   llvm::StringSet<> shared;
   /// Loop-free entry functions, compiled unoptimized (optnone).
   llvm::StringSet<> unoptimized;
+
+  unsigned modules() const { return parts + (unoptimizedPart ? 1 : 0); }
 };
 } // namespace
+
+/// The identifier of the LLVM module of the unoptimized part, which the
+/// JIT neither optimizes nor compiles with the optimizing code generator.
+static constexpr llvm::StringLiteral kUnoptimizedModule =
+    "paddle-unoptimized-part";
 
 /// The functions a module needs at least for it to be worth splitting: below
 /// this, starting a compile thread costs more than it saves.
 static constexpr unsigned kMinFunctionsToSplit = 8;
+
+/// The ops of loop-free entry functions from which they are a part of
+/// their own, compiled by LLVM's unoptimized code generator.
+static constexpr uint64_t kMinOpsForUnoptimizedPart = 4096;
 
 /// The most parts by default: every part is a translation of the whole
 /// module before it drops what other parts define.
@@ -156,6 +174,8 @@ struct FunctionEstimate {
   /// instcombine, where an op in a loop counts 8 (a loop gets vectorized
   /// and unrolled) and an op of an unoptimized function 1/8.
   uint64_t cost = 0;
+  /// The function's ops.
+  uint64_t ops = 0;
 };
 } // namespace
 
@@ -168,10 +188,12 @@ static FunctionEstimate estimateFunction(LLVM::LLVMFuncOp f) {
   FunctionEstimate estimate;
   for (Block &block : body) {
     uint64_t weight = loops && loops->getLoopFor(&block) ? 64 : 8;
-    for (Operation &op : block)
+    for (Operation &op : block) {
+      ++estimate.ops;
       if (!isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::ConstantOp,
                LLVM::PoisonOp, LLVM::UndefOp, LLVM::AddressOfOp>(op))
         estimate.cost += weight;
+    }
   }
   estimate.unoptimized =
       isEntry(f) && (!loops || loops->getTopLevelLoops().empty());
@@ -206,15 +228,37 @@ static Partitioning partitionModule(ModuleOp module, unsigned maxParts) {
     if (estimates.back().unoptimized)
       result.unoptimized.insert(f.getSymName());
   }
-  if (maxParts < 2 || funcs.size() < kMinFunctionsToSplit)
+  // Loop-free entries big enough get a part of their own, compiled by
+  // LLVM's unoptimized code generator: an optnone function still gets the
+  // -O3 one's greedy register allocator, quadratic in its calls (llc on the
+  // entry of a 4,000-op chain: 7.8 s, against 1.7 s at -O0). A part costs
+  // a translation and a target machine, 2-3 ms. (The JIT's entries only:
+  // the lowering keeps private functions' LLVM linkage external, not
+  // their visibility.)
+  auto inUnoptimizedPart = [&](unsigned i) {
+    return estimates[i].unoptimized && !funcs[i].isPrivate();
+  };
+  unsigned numUnoptimizedPart = 0;
+  uint64_t unoptimizedOps = 0;
+  for (unsigned i = 0; i < funcs.size(); ++i)
+    if (inUnoptimizedPart(i)) {
+      ++numUnoptimizedPart;
+      unoptimizedOps += estimates[i].ops;
+    }
+  result.unoptimizedPart = numUnoptimizedPart < funcs.size() &&
+                           unoptimizedOps >= kMinOpsForUnoptimizedPart;
+  bool split = maxParts >= 2 && funcs.size() >= kMinFunctionsToSplit;
+  if (!split && !result.unoptimizedPart)
     return result;
 
   // Units: private functions joined along their calls.
   llvm::EquivalenceClasses<unsigned> units;
   std::vector<llvm::SetVector<StringAttr>> refs(funcs.size());
   for (auto [i, f] : llvm::enumerate(funcs)) {
-    units.insert(i);
     refs[i] = referencedSymbols(f);
+    if (result.unoptimizedPart && inUnoptimizedPart(i))
+      continue;
+    units.insert(i);
     if (isEntry(f))
       continue;
     for (StringAttr ref : refs[i]) {
@@ -236,7 +280,7 @@ static Partitioning partitionModule(ModuleOp module, unsigned maxParts) {
   llvm::sort(unitSizes, [](auto a, auto b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
-  result.parts = std::min<unsigned>(maxParts, unitSizes.size());
+  result.parts = split ? std::min<unsigned>(maxParts, unitSizes.size()) : 1;
   std::vector<uint64_t> load(result.parts, 0);
   llvm::DenseMap<unsigned, unsigned> partOfLeader;
   for (auto [unitSize, leader] : unitSizes) {
@@ -245,7 +289,9 @@ static Partitioning partitionModule(ModuleOp module, unsigned maxParts) {
     partOfLeader[leader] = part;
   }
   for (auto [i, f] : llvm::enumerate(funcs))
-    result.owner[f.getSymName()] = partOfLeader[units.getLeaderValue(i)];
+    result.owner[f.getSymName()] = units.contains(i)
+                                       ? partOfLeader[units.getLeaderValue(i)]
+                                       : result.parts;
 
   // Other globals than private constants go with their first user (part 0
   // when no function uses them).
@@ -276,7 +322,46 @@ static Partitioning partitionModule(ModuleOp module, unsigned maxParts) {
   return result;
 }
 
-/// Keeps in `m` (a translation of the whole module) the definitions of part
+namespace {
+/// While alive, the functions of `module` that part `part` does not define
+/// are declarations, so that translating the module translates the part's
+/// own function bodies only: translating every body for every part cost
+/// time and memory in proportion to the parts (three translations of the
+/// 200,000-op entry of a 10,000-op chain).
+class OtherPartsDeclared {
+public:
+  OtherPartsDeclared(ModuleOp module, const Partitioning &p, unsigned part) {
+    for (auto f : module.getOps<LLVM::LLVMFuncOp>()) {
+      auto it = p.owner.find(f.getSymName());
+      if (f.isExternal() || it == p.owner.end() || it->second == part)
+        continue;
+      Taken &taken = bodies.emplace_back();
+      taken.func = f;
+      taken.linkage = f.getLinkage();
+      taken.body = std::make_unique<Region>();
+      taken.body->takeBody(f.getBody());
+      // A declaration's linkage is external (restrictToPart sets it so).
+      f.setLinkage(LLVM::Linkage::External);
+    }
+  }
+  ~OtherPartsDeclared() {
+    for (Taken &taken : bodies) {
+      taken.func.getBody().takeBody(*taken.body);
+      taken.func.setLinkage(taken.linkage);
+    }
+  }
+
+private:
+  struct Taken {
+    LLVM::LLVMFuncOp func;
+    LLVM::Linkage linkage;
+    std::unique_ptr<Region> body;
+  };
+  SmallVector<Taken> bodies;
+};
+} // namespace
+
+/// Keeps in `m` (a translation of the module) the definitions of part
 /// `part`; the others become declarations.
 static void restrictToPart(llvm::Module &m, const Partitioning &p,
                            unsigned part) {
@@ -324,6 +409,34 @@ static void addPackedEntry(llvm::Function &f) {
     b.CreateStore(call, slot(f.arg_size()));
   b.CreateRetVoid();
 }
+
+namespace {
+/// Compiles each part with a target machine of its own (a TargetMachine
+/// caches subtargets unsynchronized), the unoptimized part with LLVM's
+/// unoptimized code generator (fast instruction selection and register
+/// allocation).
+class PartCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+  explicit PartCompiler(llvm::orc::JITTargetMachineBuilder tmBuilder)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(
+            tmBuilder.getOptions())),
+        tmBuilder(std::move(tmBuilder)) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  operator()(llvm::Module &m) override {
+    llvm::orc::JITTargetMachineBuilder builder = tmBuilder;
+    if (m.getModuleIdentifier() == kUnoptimizedModule)
+      builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+    auto targetMachine = builder.createTargetMachine();
+    if (!targetMachine)
+      return targetMachine.takeError();
+    return llvm::orc::SimpleCompiler(**targetMachine)(m);
+  }
+
+private:
+  llvm::orc::JITTargetMachineBuilder tmBuilder;
+};
+} // namespace
 
 JitModule::JitModule() = default;
 
@@ -441,6 +554,12 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
           });
   if (partitioning.parts > 1)
     builder.setNumCompileThreads(partitioning.parts);
+  builder.setCompileFunctionCreator(
+      [](llvm::orc::JITTargetMachineBuilder tmBuilder)
+          -> llvm::Expected<
+              std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+        return std::make_unique<PartCompiler>(std::move(tmBuilder));
+      });
   auto lljit = builder.create();
   if (!lljit)
     return lljit.takeError();
@@ -453,6 +572,10 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
        optLevel](llvm::orc::ThreadSafeModule tsm,
                  llvm::orc::MaterializationResponsibility &)
           -> llvm::Expected<llvm::orc::ThreadSafeModule> {
+        if (tsm.withModuleDo([](llvm::Module &m) {
+              return m.getModuleIdentifier() == kUnoptimizedModule;
+            }))
+          return std::move(tsm);
         // A copy per call: the transform runs on several threads.
         llvm::orc::JITTargetMachineBuilder builder = tmBuilder;
         auto targetMachine = builder.createTargetMachine();
@@ -469,17 +592,24 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
   llvm::StringSet<> entryNames;
   for (const JitFunction &f : jit->functions_)
     entryNames.insert(f.name);
-  for (unsigned part = 0; part < partitioning.parts; ++part) {
+  for (unsigned part = 0; part < partitioning.modules(); ++part) {
     auto context = std::make_unique<llvm::LLVMContext>();
-    std::unique_ptr<llvm::Module> llvmModule =
-        translateModuleToLLVMIR(module, *context);
+    std::unique_ptr<llvm::Module> llvmModule;
+    {
+      std::optional<OtherPartsDeclared> declared;
+      if (partitioning.modules() > 1)
+        declared.emplace(module, partitioning, part);
+      llvmModule = translateModuleToLLVMIR(module, *context);
+    }
     if (!llvmModule)
       return makeError("cannot translate the lowered module to LLVM IR:\n" +
                        diagnostics);
     llvmModule->setDataLayout(*dataLayout);
     llvmModule->setTargetTriple(tmBuilder->getTargetTriple());
-    if (partitioning.parts > 1)
+    if (partitioning.modules() > 1)
       restrictToPart(*llvmModule, partitioning, part);
+    if (part == partitioning.parts)
+      llvmModule->setModuleIdentifier(kUnoptimizedModule);
     SmallVector<llvm::Function *> entries;
     for (llvm::Function &f : *llvmModule)
       if (!f.isDeclaration() && entryNames.contains(f.getName()))

@@ -7,7 +7,6 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Async/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -110,16 +109,33 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(createDonateBuffersPass());
+  // Bufferization's analysis is quadratic in the uses of a value within a
+  // function: a long function is bufferized in parts (docs/compile-time.md,
+  // "Scaling with the op count").
+  pm.addPass(createSplitFunctionsPass());
   // Producers write straight into the buffers their results end up in
   // (donated arguments, slices of a concatenation) instead of a temporary.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createInlinePartsPass());
   pm.addPass(createDropDonatedResultsPass());
   // Tile loops of fused groups -> scf.parallel, which the LLVM lowering
   // spreads over the threads like every other parallel loop.
   pm.addNestedPass<func::FuncOp>(createForallToParallelPass());
   pm.addPass(createCanonicalizerPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Upstream's buffer-deallocation-pipeline, with paddle-split-deallocs
+  // before its simplification (quadratic in the memrefs a block frees).
+  memref::ExpandReallocPassOptions expandRealloc;
+  expandRealloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(expandRealloc));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createSplitDeallocsPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Static temporaries -> one workspace per call at planned offsets.
   PlanMemoryPassOptions plan;
@@ -138,6 +154,12 @@ static int64_t getHostVectorBits() {
 
 void mlir::paddle::buildCpuLlvmLoweringPipeline(
     OpPassManager &pm, const CpuPipelineOptions &options) {
+  // Each kernel in a function of its own, and equal kernels (the same op
+  // on the same shapes, as the repeated layers of a model make) kept once:
+  // what follows runs once per distinct kernel, on small functions
+  // (docs/compile-time.md, "Scaling with the op count").
+  pm.addPass(createOutlineKernelsPass());
+  pm.addPass(createDedupFunctionsPass());
   // Loops -> LLVM dialect. The parallel dims of each linalg op become one
   // scf.parallel (reduction dims stay sequential scf.for inside it), which
   // async-parallel-for splits into blocks that the runtime's thread pool

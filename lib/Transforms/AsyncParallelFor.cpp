@@ -27,6 +27,8 @@
 
 #include "paddle/Transforms/Passes.h"
 
+#include "Outlining.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/Async/Transforms.h"
@@ -35,7 +37,9 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::paddle {
 #define GEN_PASS_DEF_ASYNCPARALLELFORPASS
@@ -118,13 +122,32 @@ static Value buildAlignedMinTaskSize(ImplicitLocOpBuilder &b,
 }
 
 namespace {
+/// Gives each function that upstream's patterns insert into the scratch
+/// module a name unique in the whole module as soon as it is inserted, so
+/// that the calls upstream builds to it afterwards use that name.
+struct RenameOutlined : RewriterBase::Listener {
+  RenameOutlined(ModuleOp scratch, paddle::SymbolNamer &namer)
+      : scratch(scratch), namer(namer) {}
+
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (func && op->getParentOp() == scratch.getOperation())
+      func.setSymName(namer.unique(func.getSymName()));
+  }
+
+  ModuleOp scratch;
+  paddle::SymbolNamer &namer;
+};
+
 struct AsyncParallelForPass
     : paddle::impl::AsyncParallelForPassBase<AsyncParallelForPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    ModuleOp module = getOperation();
     SmallVector<scf::ParallelOp> nested;
-    getOperation()->walk([&](scf::ParallelOp op) {
+    module->walk([&](scf::ParallelOp op) {
       if (op.getNumResults() == 0 && op->getParentOfType<scf::ParallelOp>())
         nested.push_back(op);
     });
@@ -150,8 +173,60 @@ struct AsyncParallelForPass
             return arith::ConstantIndexOp::create(builder, size);
           return buildAlignedMinTaskSize(builder, op, size, align, workers);
         });
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    FrozenRewritePatternSet frozen(std::move(patterns));
+
+    // Upstream's pattern builds a symbol table of the whole module for each
+    // function it outlines, and the block-count branches and async groups
+    // it leaves in place of a loop make the caller's CFG and its reference
+    // counting grow with every loop: a function of n loops compiled in
+    // O(n^2) (docs/compile-time.md, "Scaling with the op count"). So the
+    // pattern runs on a scratch module holding one function at a time: a
+    // function of one loop (a kernel of paddle-outline-kernels) goes there
+    // as it is; from a function of several, each loop first moves into a
+    // function of its own, a call in its place. Only loops the pattern
+    // rewrites (no reductions) count.
+    llvm::MapVector<Operation *, SmallVector<scf::ParallelOp>> loopsOf;
+    module->walk([&](scf::ParallelOp op) {
+      if (op.getNumReductions() != 0)
+        return;
+      Operation *func = op;
+      while (func->getParentOp() != module.getOperation())
+        func = func->getParentOp();
+      loopsOf[func].push_back(op);
+    });
+    if (loopsOf.empty())
+      return;
+    paddle::SymbolNamer namer(module);
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(module.getLoc());
+    RenameOutlined rename(*scratch, namer);
+    GreedyRewriteConfig config;
+    config.setListener(&rename);
+    Block *body = module.getBody();
+    auto rewrite = [&]() -> LogicalResult {
+      if (failed(applyPatternsGreedily(*scratch, frozen, config)))
+        return failure();
+      for (Operation &op : llvm::make_early_inc_range(*scratch->getBody()))
+        op.moveBefore(body, body->end());
+      return success();
+    };
+    for (auto &[func, loops] : loopsOf) {
+      if (loops.size() == 1) {
+        Operation *next = func->getNextNode();
+        func->moveBefore(scratch->getBody(), scratch->getBody()->end());
+        if (failed(rewrite()))
+          return signalPassFailure();
+        // Back where it was; what upstream outlined stays at the end.
+        if (next)
+          func->moveBefore(next);
+        continue;
+      }
+      for (scf::ParallelOp loop : loops) {
+        paddle::outlineIntoFunction(loop, *scratch,
+                                    namer.unique("parallel_for_fn"));
+        if (failed(rewrite()))
+          return signalPassFailure();
+      }
+    }
   }
 };
 } // namespace

@@ -131,6 +131,65 @@ std::string describe(Operation *op) {
   return text;
 }
 
+/// The groups placed so far, to find those whose lifetime meets a given one
+/// in O(log n) per group found: scanning every placed group made planning
+/// quadratic in the buffers of a long function. A segment tree over the
+/// groups ordered by first position holds the latest last position of the
+/// placed ones below each node.
+class PlacedLifetimes {
+public:
+  explicit PlacedLifetimes(ArrayRef<Group> groups) : groups(groups) {
+    byFirst.resize(groups.size());
+    for (int i = 0, e = groups.size(); i < e; ++i)
+      byFirst[i] = i;
+    llvm::sort(byFirst, [&](int x, int y) {
+      return groups[x].first != groups[y].first
+                 ? groups[x].first < groups[y].first
+                 : x < y;
+    });
+    rank.resize(groups.size());
+    for (int r = 0, e = byFirst.size(); r < e; ++r)
+      rank[byFirst[r]] = r;
+    while (leaves < static_cast<int>(groups.size()))
+      leaves *= 2;
+    maxLast.assign(2 * leaves, std::numeric_limits<int64_t>::min());
+  }
+
+  void add(int group) {
+    int node = leaves + rank[group];
+    maxLast[node] = groups[group].last;
+    for (node /= 2; node; node /= 2)
+      maxLast[node] = std::max(maxLast[2 * node], maxLast[2 * node + 1]);
+  }
+
+  /// Calls `fn` with each placed group p for which p.first <= last and
+  /// first <= p.last.
+  void forEachMeeting(int64_t first, int64_t last,
+                      llvm::function_ref<void(int)> fn) const {
+    int end = llvm::partition_point(
+                  byFirst, [&](int g) { return groups[g].first <= last; }) -
+              byFirst.begin();
+    visit(1, 0, leaves, end, first, fn);
+  }
+
+private:
+  void visit(int node, int lo, int hi, int end, int64_t first,
+             llvm::function_ref<void(int)> fn) const {
+    if (lo >= end || maxLast[node] < first)
+      return;
+    if (hi - lo == 1)
+      return fn(byFirst[lo]);
+    int mid = (lo + hi) / 2;
+    visit(2 * node, lo, mid, end, first, fn);
+    visit(2 * node + 1, mid, hi, end, first, fn);
+  }
+
+  ArrayRef<Group> groups;
+  SmallVector<int> byFirst, rank;
+  int leaves = 1;
+  SmallVector<int64_t> maxLast;
+};
+
 class FunctionPlanner {
 public:
   FunctionPlanner(func::FuncOp func, bool record)
@@ -336,12 +395,16 @@ void FunctionPlanner::pairInPlace() {
   for (int i = 0, e = candidates.size(); i < e; ++i)
     classes.insert(i);
   SmallVector<bool> given(candidates.size(), false);
+  // The candidates dying at each position, in order.
+  DenseMap<int64_t, SmallVector<unsigned>> dyingAt;
+  for (auto [i, c] : llvm::enumerate(candidates))
+    dyingAt[c.last].push_back(i);
   for (auto [bi, b] : llvm::enumerate(candidates)) {
     if (!b.writer || b.writerAt != b.first)
       continue;
-    for (auto [ai, a] : llvm::enumerate(candidates)) {
-      if (ai == bi || given[ai] || a.last != b.first ||
-          !canShareInPlace(a, b, b.writer))
+    for (unsigned ai : dyingAt.lookup(b.first)) {
+      Candidate &a = candidates[ai];
+      if (ai == bi || given[ai] || !canShareInPlace(a, b, b.writer))
         continue;
       given[ai] = true;
       b.inPlaceOf = ai;
@@ -380,15 +443,14 @@ void FunctionPlanner::place() {
       return groups[x].size > groups[y].size;
     return groups[x].first < groups[y].first;
   });
-  SmallVector<int> placed;
+  PlacedLifetimes placed(groups);
   for (int gi : order) {
     Group &g = groups[gi];
     SmallVector<std::pair<int64_t, int64_t>> busy;
-    for (int pi : placed) {
+    placed.forEachMeeting(g.first, g.last, [&](int pi) {
       Group &p = groups[pi];
-      if (p.first <= g.last && g.first <= p.last)
-        busy.push_back({p.offset, p.offset + p.size});
-    }
+      busy.push_back({p.offset, p.offset + p.size});
+    });
     llvm::sort(busy);
     int64_t offset = 0;
     for (auto [begin, end] : busy) {
@@ -398,7 +460,7 @@ void FunctionPlanner::place() {
     }
     g.offset = offset;
     arena = std::max(arena, offset + g.size);
-    placed.push_back(gi);
+    placed.add(gi);
   }
   for (Candidate &c : candidates)
     c.offset = groups[c.group].offset;

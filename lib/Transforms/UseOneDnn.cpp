@@ -1308,7 +1308,11 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
   int64_t vectorBitsFor() const {
     if (vectorBits > 0)
       return vectorBits;
-    return llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 512 : 256;
+    // Once per process: the query reads the CPU's features anew each time
+    // (0.1 ms; a long function asks for every matmul).
+    static const int64_t host =
+        llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 512 : 256;
+    return host;
   }
 
   SymbolTable *symbols = nullptr;

@@ -1,4 +1,4 @@
-// RUN: paddle-opt %s --paddle-async-parallel-for="num-workers=1" | FileCheck %s
+// RUN: paddle-opt %s --split-input-file --paddle-async-parallel-for="num-workers=1" | FileCheck %s
 
 // Upstream's lowering rounds the block size of a loop with static inner dims
 // up to a multiple of the inner iterations (64 here), but takes the block
@@ -86,5 +86,62 @@ func.func @nested(%out: memref<64x32xf32>) {
     }
     scf.reduce
   } {paddle.min_task_size = 1 : i64}
+  return
+}
+
+// -----
+
+// A function of several loops: each moves into a function of its own (a
+// call in its place) before upstream's lowering, so the caller stays one
+// call per loop. The functions outlined get names no other symbol has
+// (@parallel_compute_fn and @parallel_for_fn are taken), and every call
+// and the dispatch functions' recursion refer to the function made for
+// the same loop.
+// CHECK-LABEL: func.func @two_loops
+// CHECK-NEXT: call @[[FILL:parallel_for_fn_[0-9]+]](%arg0)
+// CHECK-NEXT: call @[[COPY:parallel_for_fn_[0-9]+]](%arg0, %arg1)
+// CHECK-NEXT: return
+// CHECK: func.func private @parallel_compute_fn(%{{.*}}: index)
+// CHECK: func.func private @parallel_for_fn()
+// CHECK: func.func private @[[FILL]](
+// CHECK: func.call @[[FILL_COMPUTE:parallel_compute_fn_[0-9]+]](%c0, %c125,
+// CHECK: func.call @[[FILL_DISPATCH:async_dispatch_fn[_0-9]*]](%{{.*}}, %c0, %c8, %c125,
+// CHECK: func.func private @[[FILL_COMPUTE]](
+// CHECK: memref.store %cst
+// CHECK: func.func private @[[FILL_DISPATCH]](
+// CHECK: async.execute
+// CHECK: func.call @[[FILL_DISPATCH]](
+// CHECK: call @[[FILL_COMPUTE]](
+// CHECK: func.func private @[[COPY]](
+// CHECK: func.call @[[COPY_COMPUTE:parallel_compute_fn_[0-9]+]](%c0, %c250,
+// CHECK: func.call @[[COPY_DISPATCH:async_dispatch_fn[_0-9]*]](%{{.*}}, %c0, %c4, %c250,
+// CHECK: func.func private @[[COPY_COMPUTE]](
+// CHECK: memref.load
+// CHECK: func.func private @[[COPY_DISPATCH]](
+// CHECK: async.execute
+// CHECK: func.call @[[COPY_DISPATCH]](
+// CHECK: call @[[COPY_COMPUTE]](
+func.func @two_loops(%a: memref<1000xf32>, %b: memref<1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    memref.store %one, %a[%i] : memref<1000xf32>
+    scf.reduce
+  } {paddle.min_task_size = 100 : i64}
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    %v = memref.load %a[%i] : memref<1000xf32>
+    memref.store %v, %b[%i] : memref<1000xf32>
+    scf.reduce
+  } {paddle.min_task_size = 250 : i64}
+  return
+}
+
+func.func private @parallel_compute_fn(%x: index) {
+  return
+}
+
+func.func private @parallel_for_fn() {
   return
 }

@@ -15,6 +15,10 @@ namespace mlir::paddle {
 /// (paddle-lower-fusion).
 inline constexpr llvm::StringLiteral kMinTaskSizeAttr = "paddle.min_task_size";
 
+/// Marks the private functions paddle-split-functions cuts a long function
+/// into; paddle-inline-parts inlines them back.
+inline constexpr llvm::StringLiteral kPartAttr = "paddle.part";
+
 /// Elementwise iterations that make a block of a parallel loop worth
 /// starting: the CPU pipeline's min-task-size, and what
 /// paddle-tile-and-vectorize's elementwise, row and transpose tiles aim at.

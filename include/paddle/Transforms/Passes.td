@@ -63,6 +63,139 @@ def InstrumentKernelsPass
                            "::mlir::func::FuncDialect"];
 }
 
+def OutlineKernelsPass : Pass<"paddle-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Move every kernel into a private function of its own.";
+  let description = [{
+    Compile time (docs/compile-time.md, "Scaling with the op count"). Runs
+    on buffers, after memory planning and paddle-use-onednn. Each kernel of
+    a function (a linalg op, a `memref.copy`, or a loop: a fused group's
+    tile loop; not one inside another) moves into a private function
+    `kernel_N`, with a call in its place. Constants it uses are cloned in;
+    every other value it uses becomes an argument. Run-time checks, library
+    calls and trace brackets stay in the caller.
+
+    Followed by `paddle-dedup-functions`, this makes the lowering that
+    comes after (tiling, vectorization, loops, async dispatch) run once per
+    distinct kernel rather than once per op: the layers of a model repeat
+    the same kernels on the same shapes. It also keeps the functions the
+    later passes see small, where several upstream passes cost the square
+    of a function's size.
+
+    ```mlir
+    func.func @main(%a: memref<16xf32>, %b: memref<16xf32>) {
+      linalg.copy ins(%a : memref<16xf32>) outs(%b : memref<16xf32>)
+      return
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @main(%a: memref<16xf32>, %b: memref<16xf32>) {
+      call @kernel(%a, %b) : (memref<16xf32>, memref<16xf32>) -> ()
+      return
+    }
+    func.func private @kernel(%a: memref<16xf32>, %b: memref<16xf32>) {
+      linalg.copy ins(%a : memref<16xf32>) outs(%b : memref<16xf32>)
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def SplitFunctionsPass : Pass<"paddle-split-functions", "::mlir::ModuleOp"> {
+  let summary = "Cut long functions into parts for bufferization.";
+  let description = [{
+    Compile time (docs/compile-time.md, "Scaling with the op count"). On
+    tensors, before `eliminate-empty-tensors` and `one-shot-bufferize`,
+    whose analysis checks each tensor operand against every use of its
+    value: a weight read by n ops of one function costs O(n^2). A function
+    of more than twice `ops-per-part` ops is cut into consecutive parts of
+    at least that many; each part moves into a private function marked
+    `paddle.part`, called in order from the function, and
+    `paddle-inline-parts` puts it back after bufferization.
+
+    A tensor crosses a cut only where bufferization gives it the same buffer
+    either way: a function argument (a donated one stays writable in the
+    part), a constant, or a value written into a `tensor.empty` (or a
+    reshape of one) that no later op writes into or inserts. At most
+    `max-values-across` values cross a cut: bufferizing a call is quadratic
+    in its operands and results. Where no such cut is found the function
+    stays as it is (a training step, whose activations live from the
+    forward to the backward pass, is not cut).
+
+    ```mlir
+    func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+      <ops 0 .. k-1 using %x, %w, defining %v>
+      <ops k .. n-1 using %v, %w, defining %r>
+      return %r : tensor<4xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+      %v = call @f_part(%x, %w) : (...) -> tensor<4xf32>
+      %r = call @f_part_0(%v, %w) : (...) -> tensor<4xf32>
+      return %r : tensor<4xf32>
+    }
+    func.func private @f_part(...) attributes {paddle.part} { <ops 0 .. k-1> }
+    func.func private @f_part_0(...) attributes {paddle.part} { <ops k .. n-1> }
+    ```
+  }];
+  let options = [
+    Option<"opsPerPart", "ops-per-part", "int64_t", /*default=*/"256",
+           "The fewest ops of a part (a function with twice as many is "
+           "cut)">,
+    Option<"maxValuesAcross", "max-values-across", "int64_t",
+           /*default=*/"16",
+           "The most values a cut may pass from a part to later ones">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def InlinePartsPass : Pass<"paddle-inline-parts", "::mlir::ModuleOp"> {
+  let summary = "Inline the parts paddle-split-functions made.";
+  let description = [{
+    After `one-shot-bufferize`: every call of a private function marked
+    `paddle.part` is replaced by the function's body, and the function is
+    erased, so memory planning and the rest of the pipeline see the
+    function whole again. A part that is not one block, or whose call does
+    not match its signature, is an error.
+  }];
+}
+
+def SplitDeallocsPass : Pass<"paddle-split-deallocs", "::mlir::ModuleOp"> {
+  let summary = "Give each fresh allocation of a bufferization.dealloc a "
+                "dealloc of its own.";
+  let description = [{
+    Compile time (docs/compile-time.md, "Scaling with the op count"). Runs
+    between `ownership-based-buffer-deallocation` and
+    `buffer-deallocation-simplification`, and does what the latter's split
+    pattern does for the memrefs that are `memref.alloc` or
+    `memref.alloca` results: two distinct allocations never alias, so only
+    the op's other memrefs are asked about, where upstream asks about every
+    pair (quadratic in the memrefs a block frees: one per intermediate
+    result of a long function). Each split-off memref gets a
+    `bufferization.dealloc` of its own with the op's retained memrefs; the
+    rest stay in one op; each retained memref's ownership is the `or` of
+    what the new ops return.
+
+    ```mlir
+    %r = bufferization.dealloc (%a, %b : memref<4xf32>, memref<4xf32>)
+        if (%c, %d) retain (%x : memref<4xf32>)
+    ```
+    becomes
+    ```mlir
+    %r0 = bufferization.dealloc (%a : memref<4xf32>) if (%c) retain (%x : memref<4xf32>)
+    %r1 = bufferization.dealloc (%b : memref<4xf32>) if (%d) retain (%x : memref<4xf32>)
+    %r2 = bufferization.dealloc retain (%x : memref<4xf32>)
+    %o = arith.ori %r2, %r0 : i1
+    %r = arith.ori %o, %r1 : i1
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def PlanMemoryPass : Pass<"paddle-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Give temporary buffers static offsets in one per-call "
                 "workspace.";
