@@ -197,6 +197,13 @@ TEST(OutputFile, ASignalRemovesTheTemporaryFiles) {
     pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
+      // Whatever this test was started with (a background job ignores
+      // SIGINT): the default action, which ends the process. Only an
+      // ignored one is reset: the others may have the handler already.
+      struct sigaction current {};
+      sigaction(sig, nullptr, &current);
+      if (current.sa_handler == SIG_IGN)
+        signal(sig, SIG_DFL);
       paddle_output_t a = nullptr, b = nullptr;
       if (paddle_output_create(target.c_str(), &a) ||
           paddle_output_create((dir / "second.bin").c_str(), &b))
@@ -210,6 +217,31 @@ TEST(OutputFile, ASignalRemovesTheTemporaryFiles) {
     ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
     EXPECT_EQ(WTERMSIG(status), sig);
     EXPECT_EQ(readFile(target), "old");
+    EXPECT_EQ(dir.files(), std::vector<std::string>{"out.bin"});
+  }
+}
+
+TEST(OutputFile, AnIgnoredSignalStaysIgnored) {
+  for (int sig : {SIGINT, SIGHUP}) {
+    TempDir dir;
+    std::string target = dir / "out.bin";
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      signal(sig, SIG_IGN);
+      paddle_output_t out = nullptr;
+      if (paddle_output_create(target.c_str(), &out))
+        _exit(3);
+      raise(sig);
+      if (paddle_output_write(out, "new", 3) || paddle_output_commit(out))
+        _exit(4);
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(readFile(target), "new");
     EXPECT_EQ(dir.files(), std::vector<std::string>{"out.bin"});
   }
 }

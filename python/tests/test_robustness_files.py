@@ -217,12 +217,13 @@ def wait_blocked_on_fifo(proc, fifo_dir, timeout=120):
     raise AssertionError(f"{proc.args} never blocked on the FIFO")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-@pytest.mark.parametrize("tool", ["compile", "run", "exe", "python"])
-def test_a_signal_leaves_no_temporary_file(module, tmp_path, sig, tool):
-    """The output is a FIFO no one reads, so the tool stops in the last step,
-    publishing, with its temporary files (and a compile's intermediates)
-    present; the signal must remove them all."""
+def start_blocked(tool, module, tmp_path, ignored=()):
+    """Starts `tool` writing into a FIFO no one reads, so it stops in the last
+    step, publishing, with its temporary files (and a compile's
+    intermediates) present. Every signal starts at its default action except
+    `ignored`, whatever this test process was started with (a shell's
+    background job ignores SIGINT). Returns the process, the FIFO, the
+    scratch folder ($TMPDIR) and the output folder's listing before."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     work = tmp_path / "work"
@@ -244,11 +245,28 @@ def test_a_signal_leaves_no_temporary_file(module, tmp_path, sig, tool):
                f"pm.save(lambda x: x + 1, np.ones(3, np.float32), path={str(fifo)!r})"]
     os.mkfifo(fifo)
     before = sorted(os.listdir(work))
+
+    def dispositions():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
+
     proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=env, preexec_fn=dispositions)
     try:
         wait_blocked_on_fifo(proc, work)
         assert os.listdir(scratch), "no temporary file to remove"
+    except BaseException:
+        proc.kill()
+        raise
+    return proc, fifo, scratch, before
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("tool", ["compile", "run", "exe", "python"])
+def test_a_signal_leaves_no_temporary_file(module, tmp_path, sig, tool):
+    """The signal must remove the temporary files and end the process."""
+    proc, fifo, scratch, before = start_blocked(tool, module, tmp_path)
+    try:
         proc.send_signal(sig)
         proc.wait(timeout=60)
     finally:
@@ -257,8 +275,29 @@ def test_a_signal_leaves_no_temporary_file(module, tmp_path, sig, tool):
     # signal; the files are gone before its handler runs.
     assert proc.returncode == -sig, proc.stderr.read()
     assert os.listdir(scratch) == []
-    assert sorted(os.listdir(work)) == before
+    assert sorted(os.listdir(fifo.parent)) == before
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.parametrize("tool", ["compile", "run", "exe", "python"])
+def test_an_ignored_signal_stays_ignored(module, tmp_path, tool):
+    """Started with SIGINT and SIGHUP ignored (a background job, nohup), the
+    tool carries on through them and writes its output once it is read."""
+    ignored = (signal.SIGINT, signal.SIGHUP)
+    proc, fifo, scratch, _ = start_blocked(tool, module, tmp_path, ignored)
+    try:
+        for sig in ignored:
+            proc.send_signal(sig)
+        time.sleep(0.5)
+        assert proc.poll() is None, proc.communicate()
+        assert os.listdir(scratch), "a temporary file was removed"
+        data = fifo.read_bytes()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert data, "nothing written into the FIFO"
+    assert os.listdir(scratch) == []
 
 
 # -- endless and corrupt inputs ----------------------------------------------------

@@ -86,26 +86,34 @@ void onSignal(int sig, siginfo_t *info, void *context) {
   errno = savedErrno;
 }
 
+/// Installs the handler on each signal that does not have it yet and is not
+/// ignored. Called for every file registered, so a signal ignored when the
+/// first file was registered and at its default action later (a forked child
+/// that resets it) gets it then.
 void installHandlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (int i = 0; i < kSignalCount; ++i) {
-      // An ignored signal does not end the process (and stays ignored in
-      // the programs it starts, as nohup wants): leave it alone.
-      if (sigaction(kSignals[i], nullptr, &previousActions[i]) != 0 ||
-          (!(previousActions[i].sa_flags & SA_SIGINFO) &&
-           previousActions[i].sa_handler == SIG_IGN))
-        continue;
-      // Interrupted calls restart only where the previous handler had them
-      // restart: under Python's SIGINT handler a blocked open() must return
-      // (EINTR) for KeyboardInterrupt to be raised.
-      struct sigaction action {};
-      action.sa_sigaction = onSignal;
-      action.sa_flags = SA_SIGINFO | (previousActions[i].sa_flags & SA_RESTART);
-      sigemptyset(&action.sa_mask);
-      sigaction(kSignals[i], &action, &previousActions[i]);
-    }
-  });
+  static std::mutex mutex;
+  static bool installed[kSignalCount];
+  std::lock_guard<std::mutex> lock(mutex);
+  for (int i = 0; i < kSignalCount; ++i) {
+    if (installed[i])
+      continue;
+    // An ignored signal does not end the process (and stays ignored in the
+    // programs it starts, as nohup wants): leave it alone.
+    struct sigaction current {};
+    if (sigaction(kSignals[i], nullptr, &current) != 0 ||
+        (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN))
+      continue;
+    // The handler reads previousActions[i] only once it is installed.
+    previousActions[i] = current;
+    // Interrupted calls restart only where the previous handler had them
+    // restart: under Python's SIGINT handler a blocked open() must return
+    // (EINTR) for KeyboardInterrupt to be raised.
+    struct sigaction action {};
+    action.sa_sigaction = onSignal;
+    action.sa_flags = SA_SIGINFO | (current.sa_flags & SA_RESTART);
+    sigemptyset(&action.sa_mask);
+    installed[i] = sigaction(kSignals[i], &action, nullptr) == 0;
+  }
 }
 
 Slot *registerPath(const std::string &path) {

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle/CostModel/DeviceSpec.h"
+#include "paddle/Execution/InitTool.h"
 #include "paddle/Execution/Jit.h"
 #include "paddle/Execution/OutputFile.h"
 #include "paddle/InitAll.h"
@@ -41,7 +42,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -779,7 +779,7 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore,
 } // namespace
 
 int main(int argc, char **argv) {
-  InitLLVM init(argc, argv);
+  InitTool init(argc, argv);
   cl::ParseCommandLineOptions(
       argc, argv,
       "paddle-calibrate: measure this CPU and write its device spec\n");

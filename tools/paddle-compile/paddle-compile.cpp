@@ -26,6 +26,7 @@
 #include "SidecarWeights.h"
 #include "ToolFlags.h"
 
+#include "paddle/Execution/InitTool.h"
 #include "paddle/Execution/OutputFile.h"
 #include "paddle/Execution/Signature.h"
 #include "paddle/Execution/SourceModule.h"
@@ -47,7 +48,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -535,7 +535,7 @@ llvm::Error runProgram(StringRef name, ArrayRef<std::string> args) {
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+  paddle::InitTool init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "paddle-compile: ahead-of-time compilation\n");
   if (emit != "so" && emit != "exe" && emit != "obj" && emit != "mlir")

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "paddle/Execution/InitTool.h"
 #include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
 
@@ -15,7 +16,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -23,7 +23,7 @@
 using namespace mlir;
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+  paddle::InitTool init(argc, argv);
   DialectRegistry registry;
   paddle::registerAllDialects(registry);
   paddle::registerAllPasses();

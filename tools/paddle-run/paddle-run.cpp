@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolFlags.h"
+#include "paddle/Execution/InitTool.h"
 #include "paddle/Execution/Jit.h"
 #include "paddle/Execution/SourceModule.h"
 #include "paddle/InitAll.h"
@@ -23,7 +24,6 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -128,7 +128,7 @@ int makeExecutable(void *, int argc, char **argv,
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+  paddle::InitTool init(argc, argv);
   // The run flags (--input, --bench, --threads, ...) and the loop that runs
   // the function are the runtime's, shared with compiled executables.
   return paddle_cli_run(argc, argv, makeExecutable, nullptr);
