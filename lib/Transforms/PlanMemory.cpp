@@ -499,12 +499,19 @@ void FunctionPlanner::rewrite(func::FuncOp acquire, func::FuncOp release) {
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   Location loc = func.getLoc();
   Value bytes = arith::ConstantOp::create(b, loc, i64(arena));
-  Value ws =
-      func::CallOp::create(b, loc, acquire, ValueRange{bytes}).getResult(0);
+  auto acquireCall = func::CallOp::create(b, loc, acquire, ValueRange{bytes});
+  Value ws = acquireCall.getResult(0);
+  // One constant per distinct offset, before the acquire call: a constant
+  // per view would leave the next pattern rewrite to hoist and deduplicate
+  // them one at a time, each move renumbering the entry block.
+  DenseMap<int64_t, Value> offsets;
+  OpBuilder constants(acquireCall);
   for (auto [id, c] : llvm::enumerate(candidates)) {
     b.setInsertionPoint(c.alloc);
     Location at = c.alloc.getLoc();
-    Value offset = arith::ConstantIndexOp::create(b, at, c.offset);
+    Value &offset = offsets[c.offset];
+    if (!offset)
+      offset = arith::ConstantIndexOp::create(constants, loc, c.offset);
     auto view = memref::ViewOp::create(b, at, c.alloc.getType(), ws, offset,
                                        ValueRange{});
     SmallVector<NamedAttribute> info{

@@ -8,13 +8,13 @@
 // CHECK-LABEL: func.func @disjoint
 // CHECK-SAME: paddle.memory = {buffers = 3 : i64, in_place = 0 : i64, lower_bound = 2048 : i64, naive = 3072 : i64, planned = 2048 : i64, positions = 12 : i64, unplanned = 0 : i64}
 // CHECK: %[[BYTES:.*]] = arith.constant 2048 : i64
+// One constant per distinct offset, before the acquire call.
+// CHECK-DAG: %[[O0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[O1024:.*]] = arith.constant 1024 : index
 // CHECK: %[[WS:.*]] = call @paddle_workspace_acquire(%[[BYTES]]) : (i64) -> memref<?xi8>
-// CHECK: %[[OA:.*]] = arith.constant 0 : index
-// CHECK: %[[A:.*]] = memref.view %[[WS]][%[[OA]]][] {paddle.buffer = {first = 3 : i64, id = 0 : i64, last = 4 : i64, offset = 0 : i64, size = 1024 : i64, writer = "memref.copy at {{.*}}"}} : memref<?xi8> to memref<16x16xf32>
-// CHECK: %[[OB:.*]] = arith.constant 0 : index
-// CHECK: %[[B:.*]] = memref.view %[[WS]][%[[OB]]][] {paddle.buffer = {first = 5 : i64, id = 1 : i64, last = 6 : i64, offset = 0 : i64, size = 1024
-// CHECK: %[[OC:.*]] = arith.constant 1024 : index
-// CHECK: %[[C:.*]] = memref.view %[[WS]][%[[OC]]][] {paddle.buffer = {first = 6 : i64, id = 2 : i64, last = 7 : i64, offset = 1024 : i64, size = 1024
+// CHECK: %[[A:.*]] = memref.view %[[WS]][%[[O0]]][] {paddle.buffer = {first = 3 : i64, id = 0 : i64, last = 4 : i64, offset = 0 : i64, size = 1024 : i64, writer = "memref.copy at {{.*}}"}} : memref<?xi8> to memref<16x16xf32>
+// CHECK: %[[B:.*]] = memref.view %[[WS]][%[[O0]]][] {paddle.buffer = {first = 5 : i64, id = 1 : i64, last = 6 : i64, offset = 0 : i64, size = 1024
+// CHECK: %[[C:.*]] = memref.view %[[WS]][%[[O1024]]][] {paddle.buffer = {first = 6 : i64, id = 2 : i64, last = 7 : i64, offset = 1024 : i64, size = 1024
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.dealloc
 // CHECK: memref.copy %[[C]], %{{.*}}
