@@ -115,3 +115,18 @@ TEST(CApi, NpyWriteChecksTheTensor) {
 }
 
 } // namespace
+
+TEST(CApi, ForkJoinMeasurementChecksItsArguments) {
+  double median = -1;
+  const std::string range = "paddle_measure_fork_join: threads must be 1 to "
+                            "4096 and repetitions 1 to 1000000";
+  EXPECT_EQ(takeMessage(paddle_measure_fork_join(0, 10, &median)), range);
+  EXPECT_EQ(takeMessage(paddle_measure_fork_join(5000, 10, &median)), range);
+  EXPECT_EQ(takeMessage(paddle_measure_fork_join(2, 0, &median)), range);
+  EXPECT_EQ(takeMessage(paddle_measure_fork_join(2, 10, nullptr)),
+            "paddle_measure_fork_join: null argument");
+  EXPECT_EQ(median, -1);
+  // A real pool: the rounds ran and took time.
+  EXPECT_EQ(takeMessage(paddle_measure_fork_join(2, 50, &median)), "");
+  EXPECT_GT(median, 0);
+}

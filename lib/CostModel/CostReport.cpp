@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "paddle/CostModel/CostModel.h"
+#include "paddle/CostModel/MatmulTiles.h"
 #include "paddle/CostModel/Passes.h"
 #include "paddle/Support/Location.h"
-#include "paddle/Transforms/MatmulTiles.h"
 
 #include "dialects/Paddle/IR/PaddleOps.h"
 

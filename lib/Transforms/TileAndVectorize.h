@@ -9,7 +9,7 @@
 #ifndef PADDLE_TRANSFORMS_TILEANDVECTORIZE_H
 #define PADDLE_TRANSFORMS_TILEANDVECTORIZE_H
 
-#include "paddle/Transforms/MatmulTiles.h"
+#include "paddle/CostModel/MatmulTiles.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 

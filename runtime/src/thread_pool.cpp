@@ -1,9 +1,13 @@
 //===- thread_pool.cpp - worker threads for parallel compiled code --------===//
 
 #include "thread_pool.h"
+#include "paddle_runtime/runtime.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 using namespace paddle_runtime;
 
@@ -111,4 +115,34 @@ void ThreadPool::workerLoop() {
     task = nullptr;
     finished();
   }
+}
+
+extern "C" paddle_status_t paddle_measure_fork_join(int32_t threads,
+                                                    int32_t repetitions,
+                                                    double *median_seconds) {
+  if (!median_seconds)
+    return paddle_status_create(PADDLE_INVALID_ARGUMENT,
+                                "paddle_measure_fork_join: null argument");
+  if (threads < 1 || threads > 4096 || repetitions < 1 || repetitions > 1000000)
+    return paddle_status_create(
+        PADDLE_INVALID_ARGUMENT,
+        "paddle_measure_fork_join: threads must be 1 to 4096 and "
+        "repetitions 1 to 1000000");
+  using Clock = std::chrono::steady_clock;
+  ThreadPool pool(threads);
+  std::vector<double> times;
+  times.reserve(repetitions);
+  for (int32_t r = 0; r < repetitions + 10; ++r) {
+    auto start = Clock::now();
+    for (int32_t t = 0; t < threads; ++t)
+      pool.submit([] {});
+    pool.waitIdle();
+    if (r >= 10) // the first rounds wake sleeping workers
+      times.push_back(
+          std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
+  *median_seconds = times[times.size() / 2];
+  return nullptr;
 }

@@ -33,7 +33,6 @@
 #include "paddle/Execution/OutputFile.h"
 #include "paddle/InitAll.h"
 #include "paddle_runtime/runtime.h"
-#include "thread_pool.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -511,19 +510,15 @@ std::vector<SysCache> readCaches() {
 
 /// Median time of submitting one empty task per core to the runtime's
 /// thread pool and waiting for all of them.
-double measureForkJoin(int threads, int repetitions) {
-  paddle_runtime::ThreadPool pool(threads);
-  std::vector<double> times;
-  for (int r = 0; r < repetitions + 10; ++r) {
-    auto start = Clock::now();
-    for (int t = 0; t < threads; ++t)
-      pool.submit([] {});
-    pool.waitIdle();
-    if (r >= 10) // the first calls wake sleeping workers
-      times.push_back(seconds(start, Clock::now()));
+Expected<double> measureForkJoin(int threads, int repetitions) {
+  double median = 0;
+  if (paddle_status_t s =
+          paddle_measure_fork_join(threads, repetitions, &median)) {
+    std::string message = paddle_status_message(s);
+    paddle_status_free(s);
+    return createStringError(inconvertibleErrorCode(), message);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return median;
 }
 
 //===----------------------------------------------------------------------===//
@@ -854,7 +849,13 @@ int main(int argc, char **argv) {
                      return a.sizeBytes < b.sizeBytes;
                    });
 
-  spec.callOverheadS = measureForkJoin(cores, quick ? 200 : 2000);
+  Expected<double> forkJoin = measureForkJoin(cores, quick ? 200 : 2000);
+  if (!forkJoin) {
+    errs() << "paddle-calibrate: measuring the call overhead: "
+           << toString(forkJoin.takeError()) << "\n";
+    return 1;
+  }
+  spec.callOverheadS = *forkJoin;
 
   Expected<LibraryFit> fit = measureLibraryChoice(
       f32One, bf16One, spec.memoryBandwidthBytesPerS, quick);

@@ -187,6 +187,12 @@ const paddle_runtime_symbol_t *paddle_runtime_symbols(int32_t *count);
 paddle_status_t paddle_set_num_threads(int32_t n);
 /* The number of threads compiled code uses (see above). */
 int32_t paddle_get_num_threads(void);
+/* Measures what a parallel loop costs beyond its work: the median time, over
+ * `repetitions` rounds (1 to 1e6), of submitting one empty task per thread to
+ * a pool of `threads` workers (1 to 4096) built as compiled code's is, and
+ * waiting for all of them. For paddle-calibrate's call overhead. */
+paddle_status_t paddle_measure_fork_join(int32_t threads, int32_t repetitions,
+                                         double *median_seconds);
 
 /*===--- Compiled modules -------------------------------------------------===*/
 

@@ -1,14 +1,15 @@
 //===- MatmulTiles.h - tile sizes of the tiled matmul kernel -----*- C++-*-===//
 //
-// The tile sizes paddle-tile-and-vectorize gives a matmul, header-only so
-// that the cost model's library choice (paddle-use-onednn,
-// paddle-cost-report) predicts our code from the kernel the op will
-// actually get without linking the transforms.
+// The tile sizes paddle-tile-and-vectorize gives a matmul: the tiling
+// policy of our generated code. It lives with the cost model, which owns
+// the predictions made from it (the library choice of paddle-use-onednn and
+// paddle-cost-report: our code is costed by the kernel the op will actually
+// get); the transform includes it from here. Header-only.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PADDLE_TRANSFORMS_MATMULTILES_H
-#define PADDLE_TRANSFORMS_MATMULTILES_H
+#ifndef PADDLE_COSTMODEL_MATMULTILES_H
+#define PADDLE_COSTMODEL_MATMULTILES_H
 
 #include <algorithm>
 #include <cstdint>
@@ -74,4 +75,4 @@ pickMatmulTiles(int64_t m, int64_t n, int64_t k, int64_t vectorBits) {
 
 } // namespace mlir::paddle
 
-#endif // PADDLE_TRANSFORMS_MATMULTILES_H
+#endif // PADDLE_COSTMODEL_MATMULTILES_H
