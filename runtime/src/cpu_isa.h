@@ -1,6 +1,6 @@
 //===- cpu_isa.h - the widest vector ISA the host runs --------------------===//
 //
-// The runtime's hand-vectorized kernels (the GEMV of onednn.cpp, the
+// The runtime's hand-vectorized kernels (the GEMV of onednn/matmul.cpp, the
 // Winograd weight transform) each come in AVX-512, AVX2+FMA and generic
 // builds; this picks one for the host, once per kernel.
 //

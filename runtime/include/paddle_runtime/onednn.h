@@ -204,7 +204,8 @@ int64_t paddle_onednn_winograd_primitives(void);
 int64_t paddle_onednn_winograd_transforms(void);
 
 /* Convolution and matmul implementations timed to choose among them
- * (onednn.cpp, chooseImplementation) since the process started, for tests. */
+ * (onednn/choice.cpp, chooseImplementation) since the process started, for
+ * tests. */
 int64_t paddle_onednn_timed_candidates(void);
 
 /* Matmuls whose timed choice started from `gemm:jit` instead of oneDNN's
