@@ -221,8 +221,9 @@ struct AsyncParallelForPass
         continue;
       }
       for (scf::ParallelOp loop : loops) {
-        paddle::outlineIntoFunction(loop, *scratch,
-                                    namer.unique("parallel_for_fn"));
+        paddle::outlineIntoFunction(loop.getOperation(), *scratch,
+                                    namer.unique("parallel_for_fn"),
+                                    [](Value) { return true; });
         if (failed(rewrite()))
           return signalPassFailure();
       }

@@ -39,7 +39,8 @@ struct OutlineKernelsPass
       });
     paddle::SymbolNamer namer(module);
     for (Operation *kernel : kernels)
-      paddle::outlineIntoFunction(kernel, module, namer.unique("kernel"));
+      paddle::outlineIntoFunction(kernel, module, namer.unique("kernel"),
+                                  [](Value) { return true; });
   }
 };
 } // namespace

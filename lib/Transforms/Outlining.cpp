@@ -5,6 +5,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -27,42 +28,71 @@ std::string paddle::SymbolNamer::unique(StringRef base) {
   }
 }
 
-func::FuncOp paddle::outlineIntoFunction(Operation *op, ModuleOp module,
-                                         StringRef name) {
-  llvm::SetVector<Value> used(op->operand_begin(), op->operand_end());
-  getUsedValuesDefinedAbove(op->getRegions(), used);
-  SmallVector<Value> constants, captures;
+std::pair<func::FuncOp, func::CallOp>
+paddle::outlineIntoFunction(ArrayRef<Operation *> ops, ModuleOp module,
+                            StringRef name,
+                            llvm::function_ref<bool(Value)> cloneIntoCallee) {
+  Block *block = ops.front()->getBlock();
+  llvm::DenseSet<Operation *> moved(ops.begin(), ops.end());
+  llvm::SetVector<Value> used;
+  for (Operation *op : ops) {
+    used.insert(op->operand_begin(), op->operand_end());
+    getUsedValuesDefinedAbove(op->getRegions(), used);
+  }
+  SmallVector<Value> clones, inputs;
   for (Value value : used) {
     Operation *def = value.getDefiningOp();
-    if (def && def->getNumOperands() == 0 &&
-        def->hasTrait<OpTrait::ConstantLike>())
-      constants.push_back(value);
+    if (def && moved.contains(def))
+      continue;
+    if (isConstantValue(value) && cloneIntoCallee(value))
+      clones.push_back(value);
     else
-      captures.push_back(value);
+      inputs.push_back(value);
   }
+  SmallVector<Value> outputs;
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !moved.contains(block->findAncestorOpInBlock(*user));
+          }))
+        outputs.push_back(result);
 
-  Location loc = op->getLoc();
+  Location loc = ops.front()->getLoc();
   auto b = OpBuilder::atBlockEnd(module.getBody());
-  auto func = func::FuncOp::create(
-      b, loc, name,
-      b.getFunctionType(ValueRange(captures).getTypes(), op->getResultTypes()));
+  auto func =
+      func::FuncOp::create(b, loc, name,
+                           b.getFunctionType(ValueRange(inputs).getTypes(),
+                                             ValueRange(outputs).getTypes()));
   func.setPrivate();
   Block *entry = func.addEntryBlock();
-  IRMapping mapping;
-  mapping.map(captures, entry->getArguments());
-  b.setInsertionPointToStart(entry);
-  for (Value value : constants)
-    b.clone(*value.getDefiningOp(), mapping);
-  Operation *clone = b.clone(*op, mapping);
-  func::ReturnOp::create(b, loc, clone->getResults());
+  b.setInsertionPoint(ops.front());
+  auto call = func::CallOp::create(b, loc, func, inputs);
 
-  b.setInsertionPoint(op);
-  auto call = func::CallOp::create(b, loc, func, captures);
-  op->replaceAllUsesWith(call.getResults());
-  op->erase();
-  // Constants only `op` used would otherwise stay behind unused.
-  for (Value value : constants)
+  IRMapping mapping;
+  mapping.map(inputs, entry->getArguments());
+  b.setInsertionPointToStart(entry);
+  for (Value value : clones)
+    mapping.map(value,
+                b.clone(*value.getDefiningOp())
+                    ->getResult(cast<OpResult>(value).getResultNumber()));
+  for (Operation *op : ops)
+    op->moveBefore(entry, entry->end());
+  // Only the moved ops' operands are visited: a value used all over the
+  // caller (a weight every layer reads) costs nothing per outlining.
+  for (Operation *op : ops)
+    op->walk([&](Operation *inner) {
+      for (OpOperand &operand : inner->getOpOperands())
+        if (Value to = mapping.lookupOrNull(operand.get()))
+          operand.set(to);
+    });
+  for (auto [output, result] : llvm::zip_equal(outputs, call.getResults()))
+    output.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !func->isAncestor(use.getOwner());
+    });
+  b.setInsertionPointToEnd(entry);
+  func::ReturnOp::create(b, loc, outputs);
+  for (Value value : clones)
     if (value.use_empty())
       value.getDefiningOp()->erase();
-  return func;
+  return {func, call};
 }

@@ -33,13 +33,28 @@ private:
   llvm::StringMap<unsigned> nextSuffix;
 };
 
-/// Moves `op` into a new private function `name`, created at the end of
-/// `module`, and leaves a call to it in its place (its results are the
-/// function's). Constants `op` uses are cloned into the function rather
-/// than passed (loop bounds stay static there); every other value it uses
-/// from above becomes an argument.
-func::FuncOp outlineIntoFunction(Operation *op, ModuleOp module,
-                                 StringRef name);
+/// Whether `op` is a constant: constant-like and without operands.
+inline bool isConstant(Operation *op) {
+  return op->hasTrait<OpTrait::ConstantLike>() && op->getNumOperands() == 0;
+}
+
+/// Whether `value` is the result of a constant (isConstant).
+inline bool isConstantValue(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && isConstant(def);
+}
+
+/// Moves `ops`, consecutive ops of one block, into a new private function
+/// `name` created at the end of `module`, and leaves a call to it in their
+/// place. The values they use from above are the function's arguments (the
+/// call's operands, in order of first use), except the constants
+/// `cloneIntoCallee` accepts, which the function uses a clone of (e.g. to
+/// keep loop bounds static) and which are erased where nothing else uses
+/// them. Their results used after them are the function's results. Linear
+/// in the size of `ops` and the uses of their results.
+std::pair<func::FuncOp, func::CallOp>
+outlineIntoFunction(ArrayRef<Operation *> ops, ModuleOp module, StringRef name,
+                    llvm::function_ref<bool(Value)> cloneIntoCallee);
 
 } // namespace mlir::paddle
 

@@ -501,9 +501,8 @@ void FunctionPlanner::rewrite(func::FuncOp acquire, func::FuncOp release) {
   Value bytes = arith::ConstantOp::create(b, loc, i64(arena));
   auto acquireCall = func::CallOp::create(b, loc, acquire, ValueRange{bytes});
   Value ws = acquireCall.getResult(0);
-  // One constant per distinct offset, before the acquire call: a constant
-  // per view would leave the next pattern rewrite to hoist and deduplicate
-  // them one at a time, each move renumbering the entry block.
+  // One constant per distinct offset, before the acquire call, rather than
+  // one per view for the next pattern rewrite to deduplicate.
   DenseMap<int64_t, Value> offsets;
   OpBuilder constants(acquireCall);
   for (auto [id, c] : llvm::enumerate(candidates)) {

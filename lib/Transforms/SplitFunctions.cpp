@@ -27,12 +27,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
-#include "mlir/Transforms/RegionUtils.h"
-#include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/SetVector.h"
 
 #define DEBUG_TYPE "paddle-split-functions"
 
@@ -106,16 +102,10 @@ static bool mayCross(Value value, Block *entry) {
   return hasOwnBuffer(value, entry) && !isWrittenOrInserted(value);
 }
 
-static bool isConstant(Operation *op) {
-  return op->hasTrait<OpTrait::ConstantLike>() && op->getNumOperands() == 0 &&
-         op->getNumResults() == 1;
-}
-
 /// Values a part uses as a copy of their own op: scalar constants (index
 /// constants keep offsets and trip counts static).
 static bool isClonedIntoParts(Value value) {
-  Operation *def = value.getDefiningOp();
-  return def && isConstant(def) && !isa<TensorType>(value.getType());
+  return paddle::isConstantValue(value) && !isa<TensorType>(value.getType());
 }
 
 namespace {
@@ -129,7 +119,7 @@ struct SplitFunctionsPass
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && func.getBody().hasOneBlock() &&
           llvm::count_if(func.front(), [](Operation &op) {
-            return !isConstant(&op);
+            return !paddle::isConstant(&op);
           }) > 2 * opsPerPart)
         funcs.push_back(func);
     paddle::SymbolNamer namer(module);
@@ -145,7 +135,7 @@ struct SplitFunctionsPass
     SmallVector<Operation *> ops, constants;
     llvm::DenseMap<Operation *, int64_t> position;
     for (Operation &op : entry->without_terminator()) {
-      if (isConstant(&op)) {
+      if (paddle::isConstant(&op)) {
         constants.push_back(&op);
         continue;
       }
@@ -210,78 +200,23 @@ struct SplitFunctionsPass
   /// into a new private function, with a call in their place.
   void outlinePart(func::FuncOp func, ArrayRef<Operation *> part,
                    StringRef name) {
-    Block *entry = &func.front();
-    llvm::DenseSet<Operation *> inPart(part.begin(), part.end());
-    auto definedInPart = [&](Value value) {
-      Operation *def = value.getDefiningOp();
-      return def && inPart.contains(def);
-    };
-    llvm::SetVector<Value> used;
-    for (Operation *op : part) {
-      for (Value operand : op->getOperands())
-        used.insert(operand);
-      getUsedValuesDefinedAbove(op->getRegions(), used);
-    }
-    SmallVector<Value> clones, inputs;
-    for (Value value : used) {
-      if (definedInPart(value))
-        continue;
-      if (isClonedIntoParts(value))
-        clones.push_back(value);
-      else
-        inputs.push_back(value);
-    }
-    SmallVector<Value> outputs;
-    for (Operation *op : part)
-      for (Value result : op->getResults())
-        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-              return !inPart.contains(entry->findAncestorOpInBlock(*user));
-            }))
-          outputs.push_back(result);
-
-    Location loc = part.front()->getLoc();
-    auto b = OpBuilder::atBlockEnd(func->getParentOfType<ModuleOp>().getBody());
-    auto callee =
-        func::FuncOp::create(b, loc, name,
-                             b.getFunctionType(ValueRange(inputs).getTypes(),
-                                               ValueRange(outputs).getTypes()));
-    callee.setPrivate();
-    callee->setAttr(paddle::kPartAttr, b.getUnitAttr());
-    Block *body = callee.addEntryBlock();
+    auto [callee, call] = paddle::outlineIntoFunction(
+        part, func->getParentOfType<ModuleOp>(), name, isClonedIntoParts);
+    callee->setAttr(paddle::kPartAttr, UnitAttr::get(func.getContext()));
     // A donated argument stays writable where the part writes into it, a
     // constant read-only.
     StringRef writableAttr =
         bufferization::BufferizationDialect::kWritableAttrName;
-    for (auto [i, value] : llvm::enumerate(inputs)) {
+    for (auto [i, value] : llvm::enumerate(call.getOperands())) {
       if (auto arg = dyn_cast<BlockArgument>(value)) {
         if (Attribute writable =
                 func.getArgAttr(arg.getArgNumber(), writableAttr))
           callee.setArgAttr(i, writableAttr, writable);
-      } else if (isConstant(value.getDefiningOp())) {
-        callee.setArgAttr(i, writableAttr, b.getBoolAttr(false));
+      } else if (paddle::isConstantValue(value)) {
+        callee.setArgAttr(i, writableAttr,
+                          BoolAttr::get(func.getContext(), false));
       }
     }
-
-    b.setInsertionPoint(part.front());
-    auto call = func::CallOp::create(b, loc, callee, inputs);
-    b.setInsertionPointToStart(body);
-    IRMapping mapping;
-    for (Value value : clones)
-      mapping.map(value, b.clone(*value.getDefiningOp())->getResult(0));
-    for (auto [value, arg] : llvm::zip_equal(inputs, body->getArguments()))
-      mapping.map(value, arg);
-    for (Operation *op : part)
-      op->moveBefore(body, body->end());
-    for (auto [from, to] : mapping.getValueMap())
-      from.replaceUsesWithIf(to, [&](OpOperand &use) {
-        return use.getOwner()->getParentOfType<func::FuncOp>() == callee;
-      });
-    for (auto [output, result] : llvm::zip_equal(outputs, call.getResults()))
-      output.replaceUsesWithIf(result, [&](OpOperand &use) {
-        return use.getOwner()->getParentOfType<func::FuncOp>() != callee;
-      });
-    b.setInsertionPointToEnd(body);
-    func::ReturnOp::create(b, loc, outputs);
   }
 };
 } // namespace
