@@ -129,7 +129,8 @@ def measure(name, samples, workdir, runs):
     for key, precision, library in (("f32", "f32", "auto"), ("f32 none", "f32", "none"),
                                     ("bf16", "bf16", "auto")):
         t = time.perf_counter()
-        exes[key] = _core.compile(imported.module, precision=precision, library=library)
+        exes[key] = _core.compile(imported.module,
+                                   options=f"precision={precision} library={library}")
         compile_s[key] = time.perf_counter() - t
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     feed = session.get_inputs()[0].name

@@ -121,8 +121,8 @@ def module_text(signature, body, arity):
 
 def predicted_us(module, spec):
     out = subprocess.run([str(BIN / "paddle-opt"), str(module),
-                          f"--paddle-cost-report=device={spec}", "-o",
-                          "/dev/null"], capture_output=True, text=True,
+                          f"--paddle-set-target=device={spec}",
+                          "--paddle-cost-report", "-o", "/dev/null"], capture_output=True, text=True,
                          check=True).stdout
     m = re.search(r"total @main: (\S+) FLOPs, (\S+) bytes, (\S+) us", out)
     if not m:

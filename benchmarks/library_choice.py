@@ -57,7 +57,8 @@ def conv(nb, c, hw, f, k, p):
 
 def model_choice(module, device):
     out = subprocess.run([str(BIN / "paddle-opt"), str(module),
-                          f"--paddle-cost-report=device={device}", "-o", "/dev/null"],
+                          f"--paddle-set-target=device={device}", "--paddle-cost-report",
+                          "-o", "/dev/null"],
                          capture_output=True, text=True, check=True).stdout
     m = re.search(r"library choice: onednn ([\d.]+) us, codegen \((\w+)\) ([\d.]+) us -> (\w+)", out)
     return float(m.group(1)), m.group(2), float(m.group(3)), m.group(4)

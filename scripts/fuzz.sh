@@ -24,6 +24,7 @@ for target in ${PADDLE_FUZZ_TARGETS:-npy weights elf bytecode}; do
       -I/usr/lib/llvm-22/include fuzz/bytecode_fuzzer.cpp \
       lib/Execution/SourceModule.cpp \
       "$BUILD_DIR/dialects/Paddle/IR/libPaddleDialect.a" \
+      "$BUILD_DIR/lib/CostModel/libPaddleDeviceSpec.a" \
       -L/usr/lib/llvm-22/lib -lMLIR -lLLVM -Wl,-rpath,/usr/lib/llvm-22/lib \
       -o "$bin"
   else

@@ -141,6 +141,22 @@ TEST(DeviceSpecTest, BuiltinsLoadAndRoundTrip) {
   EXPECT_DOUBLE_EQ(h200->memoryBandwidthBytesPerS, 4.8e12);
 }
 
+TEST(DeviceSpecTest, OptionalFieldsRoundTrip) {
+  // Only the required fields: the serialized spec leaves the optional ones
+  // out again (a zero link would not read back).
+  llvm::Expected<DeviceSpec> spec = parseDeviceSpec(
+      R"json({"name": "min", "kind": "cpu", "cores": 1,
+              "peak_flops_per_s": {"f32": 1e9},
+              "memory_bandwidth_bytes_per_s": 1e9, "call_overhead_s": 0})json",
+      "min.json");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  llvm::Expected<DeviceSpec> again =
+      parseDeviceSpec(serializeDeviceSpec(*spec), "round-trip");
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(again->link.bandwidthBytesPerS, 0);
+  EXPECT_FALSE(again->onednn.has_value());
+}
+
 TEST(RooflineTest, ComputeAndMemoryBound) {
   DeviceSpec spec = testSpec();
   OpCost cost;

@@ -15,12 +15,12 @@
 #include "paddle/Support/Location.h"
 
 #include "dialects/Paddle/IR/PaddleOps.h"
+#include "dialects/Paddle/IR/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Host.h"
 
 #define DEBUG_TYPE "paddle-cost-report"
 
@@ -40,8 +40,8 @@ namespace {
 /// A matmul of two 2-D (or equally batched 3-D) operands lowers to
 /// linalg.matmul (batch_matmul), which is tiled when the tiles divide it;
 /// broadcasts lower to generic contractions (scalar loops).
-std::optional<ContractionCost> contractionOf(Operation *op,
-                                             const OpCost &cost) {
+std::optional<ContractionCost> contractionOf(Operation *op, const OpCost &cost,
+                                             int64_t vectorBits) {
   if (!isa<MatmulOp, Conv2DOp>(op))
     return std::nullopt;
   auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
@@ -69,11 +69,9 @@ std::optional<ContractionCost> contractionOf(Operation *op,
         cast<RankedTensorType>(mm.getRhs().getType()).getShape();
     bool plain = (a.size() == 2 && b.size() == 2) ||
                  (a.size() == 3 && b.size() == 3 && a[0] == b[0]);
-    int64_t bits =
-        llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 512 : 256;
-    c.tiled =
-        plain &&
-        pickMatmulTiles(a[a.size() - 2], b.back(), a.back(), bits).has_value();
+    c.tiled = plain &&
+              pickMatmulTiles(a[a.size() - 2], b.back(), a.back(), vectorBits)
+                  .has_value();
     return c;
   }
   auto conv = cast<Conv2DOp>(op);
@@ -88,12 +86,9 @@ struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    llvm::Expected<DeviceSpec> spec = resolveDeviceSpec(device);
-    if (!spec) {
-      module.emitError() << "paddle-cost-report: "
-                         << llvm::toString(spec.takeError());
-      return signalPassFailure();
-    }
+    // The report leaves the IR as it is: no default target is attached.
+    TargetAttr target = getTargetOrDefault(module);
+    std::optional<DeviceSpec> spec = target.getDeviceSpec();
     if (dynamicDimSize < 0) {
       module.emitError() << "paddle-cost-report: dynamic-dim-size must be "
                             ">= 0, got "
@@ -170,7 +165,8 @@ struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
         OpCost cost = estimateOp(op, options);
         count(cost, line(op, op->getName().getStringRef(), cost, ""));
         if (std::optional<ContractionCost> c =
-                cost.known ? contractionOf(op, cost) : std::nullopt)
+                cost.known ? contractionOf(op, cost, target.getVectorBits())
+                           : std::nullopt)
           if (std::optional<PathEstimate> t = estimatePaths(*c, *spec))
             os << llvm::format("    library choice: onednn %.3f us, codegen "
                                "(%s) %.3f us -> %s\n",

@@ -348,8 +348,10 @@ std::string mlir::paddle::serializeDeviceSpec(const DeviceSpec &spec) {
                       {"bandwidth_bytes_per_s", cache.bandwidthBytesPerS}});
   root["caches"] = caches;
   root["call_overhead_s"] = spec.callOverheadS;
-  root["link"] = {{"bandwidth_bytes_per_s", spec.link.bandwidthBytesPerS},
-                  {"latency_s", spec.link.latencyS}};
+  // A spec without a link reads back with a zero one.
+  if (spec.link.bandwidthBytesPerS > 0)
+    root["link"] = {{"bandwidth_bytes_per_s", spec.link.bandwidthBytesPerS},
+                    {"latency_s", spec.link.latencyS}};
   if (spec.onednn) {
     root["onednn"] = {{"f32_efficiency", spec.onednn->f32Efficiency},
                       {"call_overhead_s", spec.onednn->callOverheadS}};

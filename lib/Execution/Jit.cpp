@@ -448,7 +448,8 @@ JitModule::~JitModule() {
 }
 
 llvm::Expected<std::unique_ptr<JitModule>>
-JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
+JitModule::create(ModuleOp module, const CompileOptions &compile,
+                  const JitOptions &jitOptions) {
   unsigned optLevel = jitOptions.optLevel;
   std::unique_ptr<JitModule> jit(new JitModule());
   auto functions = collectSignatures(module);
@@ -467,12 +468,9 @@ JitModule::create(ModuleOp module, const JitOptions &jitOptions) {
   });
   {
     PassManager pm(module.getContext());
-    CpuPipelineOptions pipelineOptions;
-    pipelineOptions.instrumentKernels = jitOptions.instrumentKernels;
-    pipelineOptions.tileAndVectorize = jitOptions.tileAndVectorize;
-    pipelineOptions.library = jitOptions.library;
-    pipelineOptions.precision = jitOptions.precision;
-    pipelineOptions.fuse = jitOptions.fuse;
+    if (jitOptions.passManagerFlags && failed(applyPassManagerCLOptions(pm)))
+      return makeError("bad pass manager options");
+    CompileOptions pipelineOptions(compile);
     // The constants moved out of the module below are never translated:
     // flattening them would only copy them.
     pipelineOptions.flattenMaxBytes = kExternalConstantBytes - 1;

@@ -1,6 +1,7 @@
 //===- Signature.cpp - runtime signatures of a module's functions ---------===//
 
 #include "paddle/Execution/Signature.h"
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Donation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -100,10 +101,12 @@ mlir::paddle::collectSignatures(ModuleOp module) {
 
 std::vector<std::string> mlir::paddle::takeKernelNames(ModuleOp module) {
   std::vector<std::string> names;
-  if (auto attr = module->getAttrOfType<ArrayAttr>("paddle.kernel_names")) {
+  if (auto attr = module->getAttrOfType<ArrayAttr>(
+          paddle::PaddleDialect::KernelNamesAttrHelper::getNameStr())) {
     for (Attribute name : attr)
       names.push_back(cast<StringAttr>(name).str());
-    module->removeAttr("paddle.kernel_names");
+    module->removeAttr(
+        paddle::PaddleDialect::KernelNamesAttrHelper::getNameStr());
   }
   return names;
 }

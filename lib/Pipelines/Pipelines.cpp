@@ -2,6 +2,7 @@
 
 #include "paddle/Pipelines/Pipelines.h"
 #include "paddle/Conversion/Passes.h"
+#include "paddle/CostModel/Passes.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -14,7 +15,6 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -34,49 +34,60 @@ static paddle::AsyncParallelForPassOptions getParallelForOptions() {
 }
 
 void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
-                                    const CpuPipelineOptions &options) {
-  // Opt-in bf16 inputs for matmul and conv2d, on paddle ops so constant
-  // weights convert once here rather than on every call.
-  if (options.precision == Precision::BF16) {
-    ConvertPrecisionPassOptions convert;
-    convert.precision = "bf16";
-    pm.addPass(createConvertPrecisionPass(convert));
-  }
+                                    const CompileOptions &options) {
+  // The target first: every pass below that needs the device, the vector
+  // width, the library or the precision reads it from the module.
+  pm.addPass(createSetTargetPass(options.target.getChanges()));
+  // bf16 inputs for matmul and conv2d where the target asks for them, on
+  // paddle ops so constant weights convert once here rather than on every
+  // call.
+  pm.addPass(createConvertPrecisionPass());
   buildCpuBufferPipeline(pm, /*recordPlan=*/false, options.fuse);
   // Kernels are final once memory is planned: bracket them for traces.
   if (options.instrumentKernels)
     pm.addPass(createInstrumentKernelsPass());
   // Library kernels replace linalg ops on final buffers (after
-  // instrumentation, so a kernel's trace event covers its library call).
-  if (options.library != LibraryChoice::None) {
-    UseOneDnnPassOptions useOneDnn;
-    useOneDnn.force = options.library == LibraryChoice::OneDnn;
-    // The choice predicts the kernel our code would get.
-    useOneDnn.tileAndVectorize = options.tileAndVectorize;
-    useOneDnn.vectorBits = options.vectorBits;
-    pm.addPass(createUseOneDnnPass(useOneDnn));
-  }
+  // instrumentation, so a kernel's trace event covers its library call),
+  // as the target's library choice says.
+  UseOneDnnPassOptions useOneDnn;
+  // The choice predicts the kernel our code would get.
+  useOneDnn.tileAndVectorize = options.tileAndVectorize;
+  pm.addPass(createUseOneDnnPass(useOneDnn));
   buildCpuLlvmLoweringPipeline(pm, options);
 }
 
-std::optional<mlir::paddle::LibraryChoice>
-mlir::paddle::parseLibraryChoice(llvm::StringRef text) {
-  if (text == "auto")
-    return LibraryChoice::Auto;
-  if (text == "onednn")
-    return LibraryChoice::OneDnn;
-  if (text == "none")
-    return LibraryChoice::None;
-  return std::nullopt;
+llvm::Error mlir::paddle::CompileOptions::check() const {
+  return checkTargetChanges(target.getChanges());
 }
 
-std::optional<mlir::paddle::Precision>
-mlir::paddle::parsePrecision(llvm::StringRef text) {
-  if (text == "f32")
-    return Precision::F32;
-  if (text == "bf16")
-    return Precision::BF16;
-  return std::nullopt;
+llvm::Error mlir::paddle::CompileOptions::parse(llvm::StringRef text) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (failed(parseFromString(text, os)))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::StringRef(message).trim());
+  return check();
+}
+
+std::string mlir::paddle::CompileOptions::str() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  print(os);
+  // print() writes "{a=1 b=2}".
+  return llvm::StringRef(text).trim().drop_front().drop_back().str();
+}
+
+void mlir::paddle::CompileOptions::forEachOption(
+    llvm::function_ref<void(llvm::StringRef, llvm::StringRef, bool)> fn) const {
+  std::vector<llvm::cl::Option *> options;
+  for (const auto &entry : OptionsMap)
+    options.push_back(entry.second);
+  llvm::sort(options, [](llvm::cl::Option *a, llvm::cl::Option *b) {
+    return a->ArgStr < b->ArgStr;
+  });
+  for (llvm::cl::Option *option : options)
+    fn(option->ArgStr, option->HelpStr,
+       option->getValueExpectedFlag() == llvm::cl::ValueOptional);
 }
 
 void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
@@ -143,17 +154,8 @@ void mlir::paddle::buildCpuBufferPipeline(OpPassManager &pm, bool recordPlan,
   pm.addPass(createPlanMemoryPass(plan));
 }
 
-/// The vector width to tile for when the pipeline is not told: the host's,
-/// since the JIT and paddle-compile generate code for the host CPU.
-static int64_t getHostVectorBits() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  if (features.lookup("avx512f"))
-    return 512;
-  return 256;
-}
-
-void mlir::paddle::buildCpuLlvmLoweringPipeline(
-    OpPassManager &pm, const CpuPipelineOptions &options) {
+void mlir::paddle::buildCpuLlvmLoweringPipeline(OpPassManager &pm,
+                                                const CompileOptions &options) {
   // Each kernel in a function of its own, and equal kernels (the same op
   // on the same shapes, as the repeated layers of a model make) kept once:
   // what follows runs once per distinct kernel, on small functions
@@ -169,12 +171,8 @@ void mlir::paddle::buildCpuLlvmLoweringPipeline(
   // Static f32 matmuls and elementwise ops first become tiled vector code
   // whose outer tile loop is an scf.parallel (docs/architecture.md,
   // "Tiling and vectorization").
-  if (options.tileAndVectorize) {
-    TileAndVectorizePassOptions tiling;
-    tiling.vectorBits =
-        options.vectorBits > 0 ? options.vectorBits : getHostVectorBits();
-    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(tiling));
-  }
+  if (options.tileAndVectorize)
+    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(paddle::createAsyncParallelForPass(getParallelForOptions()));
   pm.addPass(createAsyncToAsyncRuntimePass());
@@ -244,11 +242,11 @@ std::string mlir::paddle::getCpuPipelineText() {
 }
 
 void mlir::paddle::registerPipelines() {
-  PassPipelineRegistration<CpuPipelineOptions>(
+  PassPipelineRegistration<CompileOptions>(
       "paddle-cpu-pipeline",
       "Lower paddle to the LLVM dialect for CPU execution (what paddle-run "
       "and paddle-compile run)",
-      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+      [](OpPassManager &pm, const CompileOptions &options) {
         buildCpuPipeline(pm, options);
       });
 

@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "Outlining.h"
@@ -165,8 +166,8 @@ struct AsyncParallelForPass
         [defaultSize, workers](ImplicitLocOpBuilder builder,
                                scf::ParallelOp op) -> Value {
           int64_t size = defaultSize;
-          if (auto attr =
-                  op->getAttrOfType<IntegerAttr>(paddle::kMinTaskSizeAttr))
+          if (auto attr = op->getAttrOfType<IntegerAttr>(
+                  paddle::PaddleDialect::MinTaskSizeAttrHelper::getNameStr()))
             size = std::max<int64_t>(1, attr.getInt());
           int64_t align = alignedInnerIterations(op);
           if (align <= 1)

@@ -31,9 +31,6 @@ namespace mlir::paddle {
 using namespace mlir;
 using namespace mlir::paddle;
 
-static constexpr llvm::StringLiteral kVjpOf = "paddle.vjp_of";
-static constexpr llvm::StringLiteral kWrt = "paddle.wrt";
-
 /// Only floating-point tensors carry gradients.
 static bool isDifferentiable(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
@@ -283,7 +280,7 @@ void AutodiffPass::runOnOperation() {
 
   SmallVector<func::FuncOp> pending;
   for (auto func : module.getOps<func::FuncOp>())
-    if (func->hasAttr(kVjpOf))
+    if (func->hasAttr(paddle::PaddleDialect::VjpOfAttrHelper::getNameStr()))
       pending.push_back(func);
 
   // Build in dependency order: a request whose target is itself a pending
@@ -295,15 +292,21 @@ void AutodiffPass::runOnOperation() {
     bool progress = false;
     SmallVector<func::FuncOp> round(pending);
     for (func::FuncOp request : round) {
-      auto target = request->getAttrOfType<FlatSymbolRefAttr>(kVjpOf);
-      auto wrtAttr = request->getAttrOfType<DenseI64ArrayAttr>(kWrt);
+      auto target = request->getAttrOfType<FlatSymbolRefAttr>(
+          paddle::PaddleDialect::VjpOfAttrHelper::getNameStr());
+      auto wrtAttr = request->getAttrOfType<DenseI64ArrayAttr>(
+          paddle::PaddleDialect::WrtAttrHelper::getNameStr());
       if (!target) {
-        request.emitError() << kVjpOf << " must be a flat symbol reference";
+        request.emitError()
+            << paddle::PaddleDialect::VjpOfAttrHelper::getNameStr()
+            << " must be a flat symbol reference";
         return signalPassFailure();
       }
       if (!wrtAttr) {
         request.emitError()
-            << "gradient request needs " << kWrt << " = array<i64: ...>";
+            << "gradient request needs "
+            << paddle::PaddleDialect::WrtAttrHelper::getNameStr()
+            << " = array<i64: ...>";
         return signalPassFailure();
       }
       if (!request.isDeclaration()) {
@@ -330,8 +333,8 @@ void AutodiffPass::runOnOperation() {
         return signalPassFailure();
       if (failed(VjpBuilder(request, primal, wrt).build()))
         return signalPassFailure();
-      request->removeAttr(kVjpOf);
-      request->removeAttr(kWrt);
+      request->removeAttr(paddle::PaddleDialect::VjpOfAttrHelper::getNameStr());
+      request->removeAttr(paddle::PaddleDialect::WrtAttrHelper::getNameStr());
       request.setPrivate();
       waiting.erase(request);
       llvm::erase(pending, request);

@@ -7,6 +7,7 @@
 #include "paddle/Transforms/Passes.h"
 
 #include "dialects/Paddle/IR/PaddleOps.h"
+#include "dialects/Paddle/IR/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -147,14 +148,8 @@ struct ConvertPrecisionPass
   using ConvertPrecisionPassBase::ConvertPrecisionPassBase;
 
   void runOnOperation() override {
-    if (precision == "f32")
+    if (getTargetOrDefault(getOperation()).getPrecision() != Precision::BF16)
       return;
-    if (precision != "bf16") {
-      getOperation().emitError()
-          << "paddle-convert-precision: precision must be f32 or bf16, got '"
-          << precision << "'";
-      return signalPassFailure();
-    }
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isF32Contraction(op))

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Donation.h"
 #include "paddle/Transforms/Passes.h"
 
@@ -22,25 +23,22 @@ namespace mlir::paddle {
 using namespace mlir;
 using namespace mlir::paddle;
 
-/// Records which results a function's donated arguments received, between
-/// the two passes.
-static constexpr llvm::StringLiteral kDonatedResultsAttr =
-    "paddle.donated_results";
-
 FailureOr<SmallVector<DonatedArgument>> mlir::paddle::getDonatedArguments(
     func::FuncOp func, llvm::function_ref<void(const llvm::Twine &)> error) {
   SmallVector<DonatedArgument> donated;
   FunctionType type = func.getFunctionType();
   llvm::BitVector taken(type.getNumResults());
   for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
-    Attribute attr = func.getArgAttr(i, kAliasingOutputAttr);
+    Attribute attr = func.getArgAttr(
+        i, paddle::PaddleDialect::AliasingOutputAttrHelper::getNameStr());
     if (!attr)
       continue;
     std::string where =
         ("function '" + func.getName() + "', argument " + Twine(i)).str();
     auto index = dyn_cast<IntegerAttr>(attr);
     if (!index || !index.getType().isInteger(64)) {
-      error(where + ": " + kAliasingOutputAttr +
+      error(where + ": " +
+            paddle::PaddleDialect::AliasingOutputAttrHelper::getNameStr() +
             " must be an i64 result index");
       return failure();
     }
@@ -81,7 +79,8 @@ FailureOr<SmallVector<DonatedArgument>> mlir::paddle::getDonatedArguments(
 void mlir::paddle::dropDonationRequests(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      func.removeArgAttr(i, kAliasingOutputAttr);
+      func.removeArgAttr(
+          i, paddle::PaddleDialect::AliasingOutputAttrHelper::getNameStr());
 }
 
 namespace {
@@ -117,7 +116,8 @@ struct DonateBuffersPass
       results.push_back(d.result);
     }
     llvm::sort(results);
-    func->setAttr(kDonatedResultsAttr, DenseI64ArrayAttr::get(ctx, results));
+    func->setAttr(paddle::PaddleDialect::DonatedResultsAttrHelper::getNameStr(),
+                  DenseI64ArrayAttr::get(ctx, results));
 
     func.walk([&](func::ReturnOp ret) {
       OpBuilder b(ret);
@@ -148,10 +148,12 @@ struct DropDonatedResultsPass
     : paddle::impl::DropDonatedResultsPassBase<DropDonatedResultsPass> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      auto attr = func->getAttrOfType<DenseI64ArrayAttr>(kDonatedResultsAttr);
+      auto attr = func->getAttrOfType<DenseI64ArrayAttr>(
+          paddle::PaddleDialect::DonatedResultsAttrHelper::getNameStr());
       if (!attr)
         continue;
-      func->removeAttr(kDonatedResultsAttr);
+      func->removeAttr(
+          paddle::PaddleDialect::DonatedResultsAttrHelper::getNameStr());
       llvm::BitVector drop(func.getNumResults());
       for (int64_t result : attr.asArrayRef())
         drop.set(result);
@@ -178,7 +180,8 @@ struct DropDonatedResultsPass
       if (failed(func.eraseResults(drop)))
         return signalPassFailure();
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        func.removeArgAttr(i, kAliasingOutputAttr);
+        func.removeArgAttr(
+            i, paddle::PaddleDialect::AliasingOutputAttrHelper::getNameStr());
     }
   }
 };

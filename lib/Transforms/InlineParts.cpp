@@ -1,5 +1,6 @@
 //===- InlineParts.cpp - put the parts of a split function back -----------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,7 +20,7 @@ struct InlinePartsPass : paddle::impl::InlinePartsPassBase<InlinePartsPass> {
     ModuleOp module = getOperation();
     llvm::DenseMap<StringAttr, func::FuncOp> parts;
     for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(paddle::kPartAttr))
+      if (func->hasAttr(paddle::PaddleDialect::PartAttrHelper::getNameStr()))
         parts[func.getSymNameAttr()] = func;
     if (parts.empty())
       return;

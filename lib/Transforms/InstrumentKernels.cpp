@@ -1,5 +1,6 @@
 //===- InstrumentKernels.cpp - trace calls around every kernel ------------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "paddle/Support/Location.h"
@@ -22,8 +23,6 @@ using namespace mlir;
 static constexpr llvm::StringLiteral kBegin = "paddle_trace_kernel_begin";
 static constexpr llvm::StringLiteral kEnd = "paddle_trace_kernel_end";
 /// Where the kernel names go; the JIT and paddle-compile read it.
-static constexpr llvm::StringLiteral kNamesAttr = "paddle.kernel_names";
-
 namespace {
 struct InstrumentKernelsPass
     : paddle::impl::InstrumentKernelsPassBase<InstrumentKernelsPass> {
@@ -63,7 +62,8 @@ struct InstrumentKernelsPass
     }
 
     SmallVector<Attribute> names;
-    if (auto existing = module->getAttrOfType<ArrayAttr>(kNamesAttr))
+    if (auto existing = module->getAttrOfType<ArrayAttr>(
+            paddle::PaddleDialect::KernelNamesAttrHelper::getNameStr()))
       names.append(existing.begin(), existing.end());
     for (Operation *op : kernels) {
       int64_t id = names.size();
@@ -79,7 +79,8 @@ struct InstrumentKernelsPass
       func::CallOp::create(b, op->getLoc(), kEnd, TypeRange{},
                            ValueRange{idValue});
     }
-    module->setAttr(kNamesAttr, ArrayAttr::get(ctx, names));
+    module->setAttr(paddle::PaddleDialect::KernelNamesAttrHelper::getNameStr(),
+                    ArrayAttr::get(ctx, names));
   }
 };
 } // namespace

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Execution/OutputFile.h"
 #include "paddle/Transforms/Passes.h"
 
@@ -67,7 +68,8 @@ struct PrintMemoryPlanPass
     ModuleOp module = getOperation();
     llvm::json::Array functions;
     if (llvm::none_of(module.getOps<func::FuncOp>(), [](func::FuncOp func) {
-          return func->hasAttr("paddle.memory");
+          return func->hasAttr(
+              paddle::PaddleDialect::MemoryAttrHelper::getNameStr());
         })) {
       module.emitError() << "no memory plan to report: run paddle-plan-memory "
                             "first (or use the paddle-memory-report pipeline "
@@ -80,7 +82,8 @@ struct PrintMemoryPlanPass
                        "pl/lb", "nv/pl", "planned", "in-place", "unplanned");
     SmallVector<std::string> reasons;
     for (auto func : module.getOps<func::FuncOp>()) {
-      auto plan = func->getAttrOfType<DictionaryAttr>("paddle.memory");
+      auto plan = func->getAttrOfType<DictionaryAttr>(
+          paddle::PaddleDialect::MemoryAttrHelper::getNameStr());
       if (!plan)
         continue;
       int64_t naive = intField(plan, "naive");
@@ -99,7 +102,8 @@ struct PrintMemoryPlanPass
 
       llvm::json::Array bufferList, unplannedList;
       func.walk([&](memref::ViewOp view) {
-        auto info = view->getAttrOfType<DictionaryAttr>("paddle.buffer");
+        auto info = view->getAttrOfType<DictionaryAttr>(
+            paddle::PaddleDialect::BufferAttrHelper::getNameStr());
         if (!info)
           return;
         llvm::json::Object buffer{{"id", intField(info, "id")},
@@ -116,7 +120,8 @@ struct PrintMemoryPlanPass
         bufferList.push_back(std::move(buffer));
       });
       func.walk([&](memref::AllocOp alloc) {
-        auto reason = alloc->getAttrOfType<StringAttr>("paddle.unplanned");
+        auto reason = alloc->getAttrOfType<StringAttr>(
+            paddle::PaddleDialect::UnplannedAttrHelper::getNameStr());
         if (!reason)
           return;
         reasons.push_back(

@@ -19,10 +19,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "RuntimeFunctions.h"
-#include "paddle/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -206,8 +206,8 @@ public:
 private:
   /// Why `alloc` cannot be planned, or "" if it can (then `c` is filled).
   std::string classify(memref::AllocOp alloc, Candidate &c);
-  /// Where `op` is a conv input's zero padding (kZeroPadAttr) or a max
-  /// pooling's -inf padding (kMaxPoolPadAttr): the last position reading
+  /// Where `op` is a conv input's zero padding (`paddle.zero_pad`) or a max
+  /// pooling's -inf padding (`paddle.max_pool_pad`): the last position reading
   /// its output. Its source stays live up to there, so paddle-use-onednn
   /// can fold the copy and let the conv or pooling read the source
   /// (nothing is planned over it before the reader). INT64_MIN otherwise.
@@ -313,7 +313,7 @@ void FunctionPlanner::analyze() {
     std::string reason = classify(alloc, c);
     if (!reason.empty()) {
       if (record)
-        alloc->setAttr("paddle.unplanned",
+        alloc->setAttr(paddle::PaddleDialect::UnplannedAttrHelper::getNameStr(),
                        StringAttr::get(alloc.getContext(), reason));
       ++unplanned;
       continue;
@@ -325,7 +325,7 @@ void FunctionPlanner::analyze() {
   func.walk([&](memref::AllocOp alloc) {
     if (alloc->getBlock() != &entry) {
       if (record)
-        alloc->setAttr("paddle.unplanned",
+        alloc->setAttr(paddle::PaddleDialect::UnplannedAttrHelper::getNameStr(),
                        StringAttr::get(alloc.getContext(),
                                        "not in the function's entry block"));
       ++unplanned;
@@ -340,8 +340,10 @@ void FunctionPlanner::analyze() {
 int64_t FunctionPlanner::padReadersEnd(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic ||
-      !(generic->hasAttr(paddle::kZeroPadAttr) ||
-        generic->hasAttr(paddle::kMaxPoolPadAttr)) ||
+      !(generic->hasAttr(
+            paddle::PaddleDialect::ZeroPadAttrHelper::getNameStr()) ||
+        generic->hasAttr(
+            paddle::PaddleDialect::MaxPoolPadAttrHelper::getNameStr())) ||
       generic.getNumDpsInits() != 1)
     return std::numeric_limits<int64_t>::min();
   int64_t end = std::numeric_limits<int64_t>::min();
@@ -483,7 +485,7 @@ void FunctionPlanner::rewrite(func::FuncOp acquire, func::FuncOp release) {
   auto i64 = [&](int64_t v) { return attrs.getI64IntegerAttr(v); };
   if (record)
     func->setAttr(
-        "paddle.memory",
+        paddle::PaddleDialect::MemoryAttrHelper::getNameStr(),
         attrs.getDictionaryAttr({
             attrs.getNamedAttr("naive", i64(naive)),
             attrs.getNamedAttr("planned", i64(arena)),
@@ -525,7 +527,8 @@ void FunctionPlanner::rewrite(func::FuncOp acquire, func::FuncOp release) {
     if (c.inPlaceOf >= 0)
       info.push_back(attrs.getNamedAttr("in_place_of", i64(c.inPlaceOf)));
     if (record)
-      view->setAttr("paddle.buffer", attrs.getDictionaryAttr(info));
+      view->setAttr(paddle::PaddleDialect::BufferAttrHelper::getNameStr(),
+                    attrs.getDictionaryAttr(info));
     c.alloc.replaceAllUsesWith(view.getResult());
     for (Operation *dealloc : c.deallocs)
       dealloc->erase();

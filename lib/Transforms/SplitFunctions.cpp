@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "Outlining.h"
@@ -202,7 +203,8 @@ struct SplitFunctionsPass
                    StringRef name) {
     auto [callee, call] = paddle::outlineIntoFunction(
         part, func->getParentOfType<ModuleOp>(), name, isClonedIntoParts);
-    callee->setAttr(paddle::kPartAttr, UnitAttr::get(func.getContext()));
+    callee->setAttr(paddle::PaddleDialect::PartAttrHelper::getNameStr(),
+                    UnitAttr::get(func.getContext()));
     // A donated argument stays writable where the part writes into it, a
     // constant read-only.
     StringRef writableAttr =

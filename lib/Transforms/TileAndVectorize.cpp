@@ -15,7 +15,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileAndVectorize.h"
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Passes.h"
+
+#include "dialects/Paddle/IR/Target.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -313,6 +316,9 @@ struct TileAndVectorizePass
     : paddle::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using Base::Base;
 
+  /// The register width tiles are sized for: the target's.
+  int64_t vectorBits = 512;
+
   /// matmul [M, N, K] or batch_matmul [B, M, N, K]: block the output over
   /// an scf.parallel, loop over K panels, then over MR x NR register tiles
   /// with a k loop of 1 innermost.
@@ -344,8 +350,9 @@ struct TileAndVectorizePass
     if (failed(blocks))
       return failure();
     // Each block is MB*NB*K multiply-adds: worth a task of its own.
-    blocks->loops.front()->setAttr(paddle::kMinTaskSizeAttr,
-                                   rewriter.getI64IntegerAttr(1));
+    blocks->loops.front()->setAttr(
+        paddle::PaddleDialect::MinTaskSizeAttrHelper::getNameStr(),
+        rewriter.getI64IntegerAttr(1));
     linalg::LinalgOp inner = blocks->op;
     if (nb < n || kb < k) {
       // Column blocks, then K panels within them.
@@ -379,9 +386,10 @@ struct TileAndVectorizePass
         tile(rewriter, op, sizes, linalg::LinalgTilingLoopType::ParallelLoops);
     if (failed(tiled))
       return failure();
-    tiled->loops.front()->setAttr(paddle::kMinTaskSizeAttr,
-                                  rewriter.getI64IntegerAttr(std::max<int64_t>(
-                                      1, paddle::kElementsPerTask / width)));
+    tiled->loops.front()->setAttr(
+        paddle::PaddleDialect::MinTaskSizeAttrHelper::getNameStr(),
+        rewriter.getI64IntegerAttr(
+            std::max<int64_t>(1, paddle::kElementsPerTask / width)));
     return vectorizeTile(rewriter, tiled->op);
   }
 
@@ -436,7 +444,7 @@ struct TileAndVectorizePass
         return failure();
       if (!nested)
         rows->loops.front()->setAttr(
-            paddle::kMinTaskSizeAttr,
+            paddle::PaddleDialect::MinTaskSizeAttrHelper::getNameStr(),
             rewriter.getI64IntegerAttr(
                 std::max<int64_t>(1, paddle::kElementsPerTask / k)));
       row = rows->op;
@@ -635,7 +643,7 @@ struct TileAndVectorizePass
     if (failed(tiled))
       return failure();
     tiled->loops.front()->setAttr(
-        paddle::kMinTaskSizeAttr,
+        paddle::PaddleDialect::MinTaskSizeAttrHelper::getNameStr(),
         rewriter.getI64IntegerAttr(
             std::max<int64_t>(1, paddle::kElementsPerTask /
                                      (kTransposeBlock * kTransposeBlock))));
@@ -678,6 +686,7 @@ struct TileAndVectorizePass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    vectorBits = paddle::getTargetOrDefault(func).getVectorBits();
     IRRewriter rewriter(&getContext());
     func.walk([&](linalg::GenericOp op) {
       if (op.isAllParallelLoops())

@@ -10,6 +10,7 @@ import collections
 import collections.abc
 import functools
 import inspect
+import os
 import numbers
 import re
 
@@ -235,6 +236,26 @@ def _name_list(what, value):
     return items
 
 
+def compile_options_text(options):
+    """Compile options given as keywords (device="h200", library="onednn",
+    fuse=False, vector_bits=256, ...) as the option text the compiler
+    parses, which checks them: "device=h200 library=onednn fuse=false
+    vector-bits=256". The names are those of the tools' flags with "_" for
+    "-"; a device is a built-in spec name or the path of a spec file."""
+    parts = []
+    for name, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        value = os.fspath(value) if isinstance(value, os.PathLike) \
+            else str(value)
+        if not value or any(c in value for c in " {}\"'"):
+            value = '"' + value + '"'
+        parts.append(f"{name.replace('_', '-')}={value}")
+    return " ".join(parts)
+
+
 def _check_options(static_argnums, static_argnames, donate_argnums,
                    opt_level, max_cache_size):
     """jit's options checked for their types; the argnums and argnames as
@@ -312,13 +333,19 @@ class Jitted:
 
     def __init__(self, fun, static_argnums=(), static_argnames=(),
                  donate_argnums=(), auto_static=False, opt_level=None,
-                 max_cache_size=64):
+                 max_cache_size=64, compile_options=None):
         if not callable(fun):
             raise TypeError(f"{where()}: jit needs a function, got "
                             f"{type(fun).__name__} {fun!r}")
         static_argnums, static_argnames, donate_argnums = _check_options(
             static_argnums, static_argnames, donate_argnums, opt_level,
             max_cache_size)
+        self.options = compile_options_text(compile_options or {})
+        if self.options:
+            try:
+                _core.check_compile_options(self.options)
+            except ValueError as e:
+                raise ValueError(f"{where()}: jit: {e}") from None
         self.fun = fun
         self.opt_level = opt_level
         self._sig = None
@@ -457,6 +484,10 @@ class Jitted:
         captures, out_avals = trace_function(module, self.name, flat_fun,
                                              avals)
         assert not captures
+        # What the module is compiled for is part of it (#paddle.target):
+        # lower() and export() show it, paddle-run and paddle-compile keep it.
+        if self.options:
+            _core.set_target(module, self.options)
         # Each donated leaf gets the first unclaimed result of its type.
         donated = {}
         for i, _ in donated_leaves:
@@ -480,7 +511,8 @@ class Jitted:
             # Checked before compiling, so a bad call costs no compile.
             _check_donated(dyn, donated_leaves, self.name)
             module, _, _, out_tree, donated = self._trace(args, kwargs)
-            exe = _core.compile(module, opt_level=level)
+            exe = _core.compile(module, opt_level=level,
+                                options=self.options)
             _stats["compiles"] += 1
             if donated:
                 # The runtime's view wins: inputs it writes results into.
@@ -513,9 +545,17 @@ class Jitted:
 
     # -- users' views of the IR -----------------------------------------------------
 
-    def lower(self, *args, debug_info=False, **kwargs):
-        """The paddle IR built for these arguments, as text."""
+    def lower(self, *args, debug_info=False, stage="paddle", **kwargs):
+        """The IR built for these arguments, as text: the paddle IR
+        (stage="paddle") or what the CPU pipeline makes of it with this
+        function's compile options (stage="llvm", the LLVM dialect: library
+        calls such as paddle_onednn_matmul show there)."""
+        if stage not in ("paddle", "llvm"):
+            raise ValueError(f"{where()}: lower: stage must be 'paddle' or "
+                             f"'llvm', got {stage!r}")
         module = self._trace(args, kwargs)[0]
+        if stage == "llvm":
+            return _core.lower(module, self.options)
         return module.to_text(debug_info=debug_info)
 
     def export(self, path, *args, **kwargs):
@@ -535,7 +575,8 @@ class Jitted:
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(),
-        donate_argnums=(), opt_level=None, max_cache_size=64):
+        donate_argnums=(), opt_level=None, max_cache_size=64,
+        **compile_options):
     """Compiles `fun` per input signature (shapes, dtypes, static args).
 
     Usable as `@jit`, `@jit(static_argnums=...)` or `jit(f, ...)`. Results
@@ -546,14 +587,26 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(),
     At most `max_cache_size` compiled signatures are kept (least recently
     used dropped first). The arguments are checked here: positions and names
     must be parameters of `fun` where its signature says so.
+    Other keywords are compile options, the tools' flags by another name
+    (compile_options_text): `device` (a built-in spec name such as "h200",
+    or the path of a spec file paddle-calibrate wrote), `library` ("auto",
+    "onednn", "none"), `precision` ("f32", "bf16"), `vector_bits`,
+    `tile_and_vectorize`, `fuse`. They become the module's target.
     """
     def make(f):
         return Jitted(f, static_argnums, static_argnames, donate_argnums,
-                      opt_level=opt_level, max_cache_size=max_cache_size)
+                      opt_level=opt_level, max_cache_size=max_cache_size,
+                      compile_options=compile_options)
     if fun is None:
         # What can be checked without the function is checked now.
         _check_options(static_argnums, static_argnames, donate_argnums,
                        opt_level, max_cache_size)
+        text = compile_options_text(compile_options)
+        if text:
+            try:
+                _core.check_compile_options(text)
+            except ValueError as e:
+                raise ValueError(f"{where()}: jit: {e}") from None
         return make
     return make(fun)
 

@@ -9,7 +9,11 @@
 
 #include "Core.h"
 
+#include "paddle/CostModel/Passes.h"
 #include "paddle/Execution/Jit.h"
+#include "paddle/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
 #include "paddle_runtime/runtime.h"
 
 #include <pybind11/numpy.h>
@@ -18,10 +22,6 @@
 using namespace mlir;
 using mlir::paddle::JitFunction;
 using mlir::paddle::JitModule;
-using mlir::paddle::LibraryChoice;
-using mlir::paddle::parseLibraryChoice;
-using mlir::paddle::parsePrecision;
-using mlir::paddle::Precision;
 
 namespace paddle_py {
 namespace {
@@ -262,21 +262,34 @@ struct Executable {
   }
 };
 
+/// `text` parsed as compile options; a ValueError names what is wrong.
+mlir::paddle::CompileOptions parseCompileOptions(const std::string &text) {
+  mlir::paddle::CompileOptions options;
+  if (llvm::Error error = options.parse(text))
+    throw py::value_error("bad compile options '" + text +
+                          "': " + llvm::toString(std::move(error)));
+  return options;
+}
+
+/// Runs `build`'s passes on `module` in place; a failure raises with the
+/// diagnostics.
+void runPasses(PaddleModule &m, mlir::ModuleOp module, const std::string &what,
+               llvm::function_ref<void(mlir::OpPassManager &)> build) {
+  DiagnosticCapture capture(m.ctx());
+  mlir::PassManager pm(m.ctx());
+  build(pm);
+  if (mlir::failed(pm.run(module)))
+    capture.fail(what + " failed");
+}
+
 std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
                                     int64_t memoryLimit,
-                                    const std::string &library,
-                                    const std::string &precision, bool fuse,
+                                    const std::string &optionsText,
                                     unsigned compileThreads) {
   if (optLevel > 3)
     throw py::value_error("opt_level must be 0, 1, 2 or 3");
-  std::optional<LibraryChoice> libraryChoice = parseLibraryChoice(library);
-  if (!libraryChoice)
-    throw py::value_error("library must be 'auto', 'onednn' or 'none'; got '" +
-                          library + "'");
-  std::optional<Precision> precisionChoice = parsePrecision(precision);
-  if (!precisionChoice)
-    throw py::value_error("precision must be 'f32' or 'bf16'; got '" +
-                          precision + "'");
+  mlir::paddle::CompileOptions compileOptions =
+      parseCompileOptions(optionsText);
   if (memoryLimit < 0)
     throw py::value_error("memory_limit must be a byte count >= 0");
   DiagnosticCapture capture(m.ctx());
@@ -285,11 +298,8 @@ std::unique_ptr<Executable> compile(PaddleModule &m, unsigned optLevel,
   OwningOpRef<ModuleOp> clone = m.get().clone();
   mlir::paddle::JitOptions jitOptions;
   jitOptions.optLevel = optLevel;
-  jitOptions.library = *libraryChoice;
-  jitOptions.precision = *precisionChoice;
-  jitOptions.fuse = fuse;
   jitOptions.compileThreads = compileThreads;
-  auto jit = JitModule::create(*clone, jitOptions);
+  auto jit = JitModule::create(*clone, compileOptions, jitOptions);
   if (!jit)
     capture.fail("compilation failed: " + llvm::toString(jit.takeError()));
   auto result = std::make_unique<Executable>();
@@ -334,11 +344,43 @@ void bindExecution(py::module_ &m) {
         return stats;
       });
   m.def("compile", &compile, py::arg("module"), py::arg("opt_level") = 3,
-        py::arg("memory_limit") = 0, py::arg("library") = "auto",
-        py::arg("precision") = "f32", py::arg("fuse") = true,
+        py::arg("memory_limit") = 0, py::arg("options") = "",
         py::arg("compile_threads") = 0,
         "Lowers a clone of `module` with the CPU pipeline and JIT-compiles "
-        "it");
+        "it. `options` is compile option text, as paddle-opt's "
+        "--paddle-cpu-pipeline takes it: \"device=h200 library=onednn\"");
+  m.def(
+      "check_compile_options",
+      [](const std::string &text) { parseCompileOptions(text); },
+      py::arg("options"),
+      "Raises ValueError unless `options` is valid compile option text");
+  m.def(
+      "set_target",
+      [](PaddleModule &m, const std::string &text) {
+        mlir::paddle::CompileOptions options = parseCompileOptions(text);
+        runPasses(m, m.get(), "paddle-set-target", [&](auto &pm) {
+          pm.addPass(
+              mlir::paddle::createSetTargetPass(options.target.getChanges()));
+        });
+      },
+      py::arg("module"), py::arg("options"),
+      "Attaches the target the compile options name (paddle-set-target)");
+  m.def(
+      "lower",
+      [](PaddleModule &m, const std::string &text) {
+        mlir::paddle::CompileOptions options = parseCompileOptions(text);
+        mlir::OwningOpRef<mlir::ModuleOp> clone = m.get().clone();
+        runPasses(m, *clone, "paddle-cpu-pipeline", [&](auto &pm) {
+          mlir::paddle::buildCpuPipeline(pm, options);
+        });
+        std::string out;
+        llvm::raw_string_ostream os(out);
+        clone->print(os);
+        return out;
+      },
+      py::arg("module"), py::arg("options") = "",
+      "The LLVM-dialect IR of a clone of `module` after the CPU pipeline "
+      "with the compile options, as text");
   m.def(
       "set_num_threads",
       [](int32_t n) {

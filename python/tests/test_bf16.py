@@ -296,16 +296,16 @@ def test_core_compile_precision(ctx, rng):
             "  %r = paddle.matmul %a, %b : tensor<12x80xf32>, tensor<80x5xf32> -> tensor<12x5xf32>\n"
             "  return %r : tensor<12x5xf32>\n}\n")
     m = _core.Module.parse(ctx, text)
-    got = _core.compile(m, precision="bf16").run("f", [a, b])[0]
+    got = _core.compile(m, options="precision=bf16").run("f", [a, b])[0]
     exact = bf16_round(a).astype(np.float64) @ bf16_round(b).astype(np.float64)
     check(got, exact, a.astype(np.float64) @ b.astype(np.float64), matmul_scale(a, b))
     # The module itself stays f32 (compile lowers a clone).
     assert "bf16" not in str(m)
-    f32 = _core.compile(m, precision="f32").run("f", [a, b])[0]
+    f32 = _core.compile(m, options="precision=f32").run("f", [a, b])[0]
     np.testing.assert_allclose(f32, a.astype(np.float64) @ b, rtol=0,
                                atol=1e-5 * matmul_scale(a, b).max())
-    with pytest.raises(ValueError, match="precision must be 'f32' or 'bf16'; got 'fp8'"):
-        _core.compile(m, precision="fp8")
+    with pytest.raises(ValueError, match="precision must be f32 or bf16; got 'fp8'"):
+        _core.compile(m, options="precision=fp8")
 
 
 @pytest.mark.parametrize("library", ["auto", "onednn"])
@@ -340,10 +340,10 @@ def test_aot_bf16_matches_jit(tmp_path, rng, library):
     proc = subprocess.run([str(PADDLE_RUN), str(so), "--precision=bf16"] + inputs,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
-    assert "--precision applies when compiling a module" in proc.stderr
+    assert "compile options (precision=bf16) apply when compiling a module" in proc.stderr
 
 
-@pytest.mark.parametrize("value", ["fp16", "BF16", ""])
+@pytest.mark.parametrize("value", ["fp16", "BF16"])
 def test_bad_precision_flag(tmp_path, value):
     text = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
             "  return %a : tensor<2xf32>\n}\n")
@@ -355,6 +355,13 @@ def test_bad_precision_flag(tmp_path, value):
     assert proc.returncode == 1
     assert f"--precision must be f32 or bf16; got '{value}'" in proc.stderr
     assert not (tmp_path / "m.so").exists()
+
+
+def test_empty_precision_flag(tmp_path):
+    text = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  return %a : tensor<2xf32>\n}\n")
+    with pytest.raises(PaddleRunError, match="--precision needs a value"):
+        run_module(tmp_path, text, [np.zeros(2, np.float32)], extra_args=["--precision="])
 
 
 def test_bad_precision_pipeline_option():

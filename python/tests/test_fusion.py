@@ -241,7 +241,7 @@ def test_fusion_in_cost_report(tmp_path):
                                   "matmul epilogue"])
 def test_fuse_off_matches(tmp_path, name):
     # --fuse=0 (upstream elementwise fusion only) and the default agree with
-    # each other and with numpy; _core.compile(fuse=False) is the same switch.
+    # each other and with numpy; _core.compile(options="fuse=false") is the same switch.
     text, make_inputs, reference, _ = CASES[name]
     inputs = make_inputs()
     (tmp_path / "on").mkdir()
@@ -255,7 +255,7 @@ def test_fuse_off_matches(tmp_path, name):
     from paddle_mlir import _core
     ctx = _core.Context()
     module = _core.Module.parse(ctx, text)
-    got = _core.compile(module, fuse=False).run("main", inputs)[0]
+    got = _core.compile(module, options="fuse=false").run("main", inputs)[0]
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
 
 

@@ -120,7 +120,7 @@ def test_weights_of_a_matmul_layer(rng):
             f"  %r = paddle.matmul %x, %w : {tx}, {tw} -> {tr}\n"
             f"  return %r : {tr}\n}}\n")
     for library in ["none", "onednn"]:
-        exe = _core.compile(parse(text), library=library)
+        exe = _core.compile(parse(text), options=f"library={library}")
         (r,) = exe.run("main", [x])
         np.testing.assert_allclose(r, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
         assert exe.memory_stats()["constant_bytes"] == w.nbytes

@@ -26,6 +26,6 @@ def test_use_onednn_memcheck(name):
     path = REPO / "test" / "Transforms" / name
     proc = subprocess.run(
         [VALGRIND, "--error-exitcode=9", "--leak-check=no", str(PADDLE_OPT), str(path),
-         "--paddle-use-onednn=force=1", "--split-input-file", "-o", "/dev/null"],
+         "--paddle-set-target=library=onednn", "--paddle-use-onednn", "--split-input-file", "-o", "/dev/null"],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]

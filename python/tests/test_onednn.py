@@ -288,10 +288,10 @@ def test_core_compile_library(ctx, rng):
         f"  %0 = paddle.matmul %a, %b : {t}, {t} -> {t}\n  return %0 : {t}\n}}\n")
     a, b = uniform(rng, (64, 64)), uniform(rng, (64, 64))
     for library in ["auto", "onednn", "none"]:
-        (r,) = _core.compile(module, library=library).run("main", [a, b])
+        (r,) = _core.compile(module, options=f"library={library}").run("main", [a, b])
         close(r, a.astype(np.float64) @ b)
-    with pytest.raises(ValueError, match="library must be 'auto', 'onednn' or 'none'; got 'x'"):
-        _core.compile(module, library="x")
+    with pytest.raises(ValueError, match="library must be auto, onednn or none; got 'x'"):
+        _core.compile(module, options="library=x")
 
 
 MODEL = """func.func @model(%x: tensor<2x8x16x16xf32>, %w: tensor<16x8x3x3xf32>,

@@ -159,7 +159,7 @@ def test_constant_weights_cache(ctx, rng):
                 f"  %y = paddle.conv2d %x, %w {{padding = array<i64: 1, 1, 1, 1>}} : "
                 f"{tensor_type(x.shape, np.float32)}, {tensor_type(w.shape, np.float32)} -> {R}\n"
                 f"  %z = paddle.relu %y : {R} -> {R}\n  return %z : {R}\n}}\n")
-        exe = _core.compile(_core.Module.parse(ctx, text), library="onednn")
+        exe = _core.compile(_core.Module.parse(ctx, text), options="library=onednn")
         (first,) = exe.run("main", [x])
         (second,) = exe.run("main", [x])
         np.testing.assert_array_equal(first, second)
@@ -185,7 +185,7 @@ def test_constant_weights_padded_rows(ctx, rng, n):
             f"  %z = paddle.add %y, %b : {R}, {tensor_type(b.shape, np.float32)} -> {R}\n"
             f"  return %z : {R}\n}}\n")
     assert program_counts(lowered(text, "onednn")) == [1]
-    exe = _core.compile(_core.Module.parse(ctx, text), library="onednn")
+    exe = _core.compile(_core.Module.parse(ctx, text), options="library=onednn")
     ref = x.astype(np.float64) @ w.astype(np.float64) + b
     for _ in range(2):
         (out,) = exe.run("main", [x, b])

@@ -56,7 +56,7 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 }
 """)
     report = subprocess.run(
-        [BIN / "paddle-opt", module, f"--paddle-cost-report=device={spec}",
+        [BIN / "paddle-opt", module, f"--paddle-set-target=device={spec}", "--paddle-cost-report",
          "-o", os.devnull], capture_output=True, text=True)
     assert report.returncode == 0, report.stderr
     assert "cost report: device here (cpu" in report.stdout

@@ -536,7 +536,7 @@ def test_other_inputs_that_never_end(tmp_path):
     read whole, so a device node is refused before reading."""
     zero = zero_node(tmp_path / "zero")
     proc = run([PADDLE_OPT, REPO / "examples" / "mlp" / "mlp.mlir",
-                f"--paddle-fuse=device={zero}"], timeout=60)
+                f"--paddle-set-target=device={zero}", "--paddle-fuse"], timeout=60)
     assert proc.returncode == 1
     assert f"cannot read device spec '{zero}': not a regular file" in proc.stderr
     pytest.importorskip("onnx")

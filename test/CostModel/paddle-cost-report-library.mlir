@@ -1,5 +1,5 @@
-// RUN: paddle-opt %s --paddle-cost-report="device=%S/Inputs/round-numbers-onednn.json" -o /dev/null | FileCheck %s
-// RUN: paddle-opt %s --paddle-cost-report="device=h200" -o /dev/null | FileCheck %s --check-prefix=GPU
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/round-numbers-onednn.json --paddle-cost-report -o /dev/null | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=device=h200 --paddle-cost-report -o /dev/null | FileCheck %s --check-prefix=GPU
 
 // With a oneDNN path in the spec, each f32 matmul and conv2d gets both
 // predicted times (docs/onednn.md, "Choosing"). 1 FLOP = 1 byte = 1 ns.

@@ -1,6 +1,6 @@
-// RUN: paddle-opt %s --paddle-cost-report="device=%S/Inputs/round-numbers.json" -o /dev/null | FileCheck %s
-// RUN: paddle-opt %s --paddle-cost-report="device=%S/Inputs/round-numbers.json dynamic-dim-size=4" -o /dev/null | FileCheck %s --check-prefix=HINT
-// RUN: paddle-opt %s --paddle-cost-report="device=h200" -o /dev/null | FileCheck %s --check-prefix=H200
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/round-numbers.json --paddle-cost-report -o /dev/null | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/round-numbers.json --paddle-cost-report=dynamic-dim-size=4 -o /dev/null | FileCheck %s --check-prefix=HINT
+// RUN: paddle-opt %s --paddle-set-target=device=h200 --paddle-cost-report -o /dev/null | FileCheck %s --check-prefix=H200
 
 // The spec charges 1 ns per FLOP and per byte and 1 us per kernel, so an
 // op's time in us is max(FLOPs, bytes) / 1000 + 1.

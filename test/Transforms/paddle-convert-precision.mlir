@@ -1,6 +1,6 @@
-// RUN: paddle-opt %s --paddle-convert-precision --split-input-file | FileCheck %s
-// RUN: paddle-opt %s --paddle-convert-precision=precision=f32 --split-input-file | FileCheck %s --check-prefix=F32
-// RUN: paddle-opt %s --paddle-convert-precision --paddle-convert-paddle-to-linalg --split-input-file | FileCheck %s --check-prefix=LINALG
+// RUN: paddle-opt %s --paddle-set-target=precision=bf16 --paddle-convert-precision --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=precision=f32 --paddle-convert-precision --split-input-file | FileCheck %s --check-prefix=F32
+// RUN: paddle-opt %s --paddle-set-target=precision=bf16 --paddle-convert-precision --paddle-convert-paddle-to-linalg --split-input-file | FileCheck %s --check-prefix=LINALG
 
 // An activation is cast once, after its definition, however many matmuls
 // read it; a constant weight becomes a bf16 constant (round to nearest
@@ -20,11 +20,11 @@
 
 // With precision=f32 nothing changes.
 // F32-LABEL: func @mlp
-// F32-NOT: bf16
+// F32-NOT: xbf16
 // F32-LABEL: func @gemm
-// F32-NOT: bf16
+// F32-NOT: xbf16
 // F32-LABEL: func @conv
-// F32-NOT: bf16
+// F32-NOT: xbf16
 // F32-LABEL: func @others
 
 // The linalg ops read bf16 and accumulate into an f32 init; nothing rounds

@@ -29,7 +29,8 @@ func.func @mismatch(%x: tensor<4xf32> {paddle.aliasing_output = 0 : i64}, %y: te
 
 // -----
 
-// expected-error @+1 {{function 'badattr', argument 0: paddle.aliasing_output must be an i64 result index}}
+// The verifier checks the attribute's type (test/Dialect/Paddle/invalid-attributes.mlir).
+// expected-error @+1 {{'paddle.aliasing_output' must be an i64 result index, got "zero"}}
 func.func @badattr(%x: tensor<4xf32> {paddle.aliasing_output = "zero"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

@@ -1,5 +1,5 @@
-// RUN: paddle-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(paddle-tile-and-vectorize{vector-bits=512}))' | FileCheck %s --check-prefixes=CHECK,AVX512
-// RUN: paddle-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(paddle-tile-and-vectorize{vector-bits=256}))' | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: paddle-opt %s --split-input-file --pass-pipeline='builtin.module(paddle-set-target{vector-bits=512},func.func(paddle-tile-and-vectorize))' | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: paddle-opt %s --split-input-file --pass-pipeline='builtin.module(paddle-set-target{vector-bits=256},func.func(paddle-tile-and-vectorize))' | FileCheck %s --check-prefixes=CHECK,AVX2
 
 // A static f32 matmul: output blocks over an scf.parallel that may be split
 // at every iteration, K panels, register tiles (8x32 for 512-bit registers,

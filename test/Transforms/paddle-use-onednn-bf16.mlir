@@ -24,7 +24,7 @@ func.func @matmul_bf16(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memre
 
 // CHECK-LABEL: func.func @matmul_f32
 // CHECK: linalg.matmul
-// CHECK-NOT: call
+// CHECK-NOT: call @
 func.func @matmul_f32(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
@@ -76,7 +76,7 @@ func.func @conv_bf16(%x: memref<1x8x10x10xbf16>, %w: memref<16x8x3x3xbf16>, %y: 
 // also read otherwise: those stay ours.
 // CHECK-LABEL: func.func @mixed_inputs
 // CHECK: linalg.matmul
-// CHECK-NOT: call
+// CHECK-NOT: call @
 func.func @mixed_inputs(%a: memref<64x64xbf16>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
@@ -88,7 +88,7 @@ func.func @mixed_inputs(%a: memref<64x64xbf16>, %b: memref<64x64xf32>, %c: memre
 
 // CHECK-LABEL: func.func @bf16_output
 // CHECK: linalg.matmul
-// CHECK-NOT: call
+// CHECK-NOT: call @
 func.func @bf16_output(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xbf16>) {
   %zero = arith.constant 0.0 : bf16
   linalg.fill ins(%zero : bf16) outs(%c : memref<64x64xbf16>)
@@ -100,7 +100,7 @@ func.func @bf16_output(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memre
 
 // CHECK-LABEL: func.func @other_body
 // CHECK: linalg.generic
-// CHECK-NOT: call
+// CHECK-NOT: call @
 func.func @other_body(%a: memref<128x96xbf16>, %b: memref<80x96xbf16>, %c: memref<128x80xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<128x80xf32>)

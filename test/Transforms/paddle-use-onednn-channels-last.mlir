@@ -1,5 +1,5 @@
-// RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file | FileCheck %s
-// RUN: paddle-opt %s --paddle-use-onednn="force=1 channels-last=0" --split-input-file | FileCheck %s --check-prefix=PLAIN
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn=channels-last=0 --split-input-file | FileCheck %s --check-prefix=PLAIN
 
 // Activations that only oneDNN convolutions read and write are stored
 // channels-last: the calls take memref.reinterpret_cast views with NHWC

@@ -2,21 +2,21 @@
 // that favour one path or the other (Inputs/*.json give the arithmetic),
 // the tiled and scalar codegen efficiencies, and the forced modes.
 //
-// RUN: paddle-opt %s --paddle-use-onednn=device=%S/Inputs/onednn-balanced.json --split-input-file | FileCheck %s --check-prefix=BAL
-// RUN: paddle-opt %s --paddle-use-onednn="device=%S/Inputs/onednn-balanced.json tile-and-vectorize=0" --split-input-file | FileCheck %s --check-prefix=SCALAR
-// RUN: paddle-opt %s --paddle-use-onednn=device=%S/Inputs/onednn-cheap.json --split-input-file | FileCheck %s --check-prefix=ALL
-// RUN: paddle-opt %s --paddle-use-onednn=device=%S/Inputs/onednn-costly.json --split-input-file | FileCheck %s --check-prefix=NONE
-// RUN: paddle-opt %s --paddle-use-onednn="device=%S/Inputs/onednn-costly.json force=1" --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/onednn-balanced.json --paddle-use-onednn --split-input-file | FileCheck %s --check-prefix=BAL
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/onednn-balanced.json --paddle-use-onednn=tile-and-vectorize=0 --split-input-file | FileCheck %s --check-prefix=SCALAR
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/onednn-cheap.json --paddle-use-onednn --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/onednn-costly.json --paddle-use-onednn --split-input-file | FileCheck %s --check-prefix=NONE
+// RUN: paddle-opt %s --paddle-set-target="device=%S/Inputs/onednn-costly.json library=onednn" --paddle-use-onednn --split-input-file | FileCheck %s --check-prefix=ALL
 // A spec without "onednn" (GPUs) keeps every op ours unless forced.
-// RUN: paddle-opt %s --paddle-use-onednn=device=h200 --split-input-file | FileCheck %s --check-prefix=NONE
-// RUN: paddle-opt %s --paddle-use-onednn="device=h200 force=1" --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: paddle-opt %s --paddle-set-target=device=h200 --paddle-use-onednn --split-input-file | FileCheck %s --check-prefix=NONE
+// RUN: paddle-opt %s --paddle-set-target="device=h200 library=onednn" --paddle-use-onednn --split-input-file | FileCheck %s --check-prefix=ALL
 
 // 64x64x64 (524288 FLOPs at 1 ns each): oneDNN 100 us + 1048.6 us; the
 // tiled kernel 1048.6 us (ours); scalar loops 52428.8 us (oneDNN). n = 64
 // is tiled with 256- and 512-bit registers alike.
 // BAL-LABEL: func.func @matmul_tiled
 // BAL: linalg.matmul
-// BAL-NOT: call
+// BAL-NOT: call @
 // SCALAR-LABEL: func.func @matmul_tiled
 // SCALAR: call @paddle_onednn_matmul
 // SCALAR-NOT: linalg.matmul
@@ -24,7 +24,7 @@
 // ALL: call @paddle_onednn_matmul
 // NONE-LABEL: func.func @matmul_tiled
 // NONE: linalg.matmul
-// NONE-NOT: call
+// NONE-NOT: call @
 func.func @matmul_tiled(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   return
@@ -76,12 +76,12 @@ func.func @matmul_transposed(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: m
 // BAL: call @paddle_onednn_conv2d
 // BAL: linalg.conv_2d_nchw_fchw
 // BAL-SAME: memref<1x1x3x3xf32>
-// BAL-NOT: call
+// BAL-NOT: call @
 // ALL-LABEL: func.func @convs
 // ALL: call @paddle_onednn_conv2d
 // ALL: call @paddle_onednn_conv2d
 // NONE-LABEL: func.func @convs
-// NONE-NOT: call
+// NONE-NOT: call @
 func.func @convs(%x: memref<1x8x10x10xf32>, %w: memref<8x8x3x3xf32>, %y: memref<1x8x8x8xf32>,
                  %x1: memref<1x1x3x3xf32>, %w1: memref<1x1x3x3xf32>, %y1: memref<1x1x1x1xf32>) {
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

@@ -1,4 +1,4 @@
-// RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn --split-input-file | FileCheck %s
 
 // Epilogues of the convolutions MobileNetV2 is made of, as the CPU pipeline
 // leaves them on buffers: outputs in planned workspace views, depthwise

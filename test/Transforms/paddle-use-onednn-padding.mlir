@@ -1,4 +1,4 @@
-// RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn --split-input-file | FileCheck %s
 
 // The zero padding that the paddle lowering copies a conv2d's input through
 // (a generic marked paddle.zero_pad) is folded into the oneDNN call's own

@@ -1,5 +1,5 @@
-// RUN: paddle-opt %s --paddle-use-onednn="force=1 channels-last=0" --split-input-file | FileCheck %s
-// RUN: paddle-opt %s --paddle-use-onednn="device=%S/Inputs/onednn-balanced.json channels-last=0" --split-input-file | FileCheck %s --check-prefix=BAL
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn=channels-last=0 --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/onednn-balanced.json --paddle-use-onednn=channels-last=0 --split-input-file | FileCheck %s --check-prefix=BAL
 
 // Max poolings become paddle_onednn_max_pool2d(input, output, kernel h, w,
 // strides h, w, padding top, left, bottom, right) when a -inf fill of the
@@ -82,7 +82,7 @@ func.func @unpadded(%x: memref<2x3x6x6xf32>, %r: memref<2x3x3x3xf32>) {
 // output's contents, which the call would drop. It stays.
 
 // CHECK-LABEL: func.func @accumulating(
-// CHECK-NOT: call
+// CHECK-NOT: call @
 // CHECK: linalg.pooling_nchw_max
 func.func @accumulating(%x: memref<1x3x6x6xf32>, %r: memref<1x3x3x3xf32>) {
   %window = memref.alloc() : memref<2x2xf32>
@@ -96,7 +96,7 @@ func.func @accumulating(%x: memref<1x3x6x6xf32>, %r: memref<1x3x3x3xf32>) {
 // A fill of zero is not a max's identity: the pooling stays.
 
 // CHECK-LABEL: func.func @zero_init(
-// CHECK-NOT: call
+// CHECK-NOT: call @
 // CHECK: linalg.fill
 // CHECK: linalg.pooling_nchw_max
 func.func @zero_init(%x: memref<1x3x6x6xf32>, %r: memref<1x3x3x3xf32>) {
@@ -113,7 +113,7 @@ func.func @zero_init(%x: memref<1x3x6x6xf32>, %r: memref<1x3x3x3xf32>) {
 // Dilated windows are not oneDNN's pooling_forward: the pooling stays.
 
 // CHECK-LABEL: func.func @dilated(
-// CHECK-NOT: call
+// CHECK-NOT: call @
 // CHECK: linalg.pooling_nchw_max
 func.func @dilated(%x: memref<1x3x7x7xf32>, %r: memref<1x3x3x3xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
@@ -184,7 +184,7 @@ func.func @large(%x: memref<1x16x32x32xf32>, %r: memref<1x16x16x16xf32>) {
 // CHECK-LABEL: func.func @tiny(
 // CHECK: call @paddle_onednn_max_pool2d
 // BAL-LABEL: func.func @tiny(
-// BAL-NOT: call
+// BAL-NOT: call @
 // BAL: linalg.pooling_nchw_max
 func.func @tiny(%x: memref<1x1x4x4xf32>, %r: memref<1x1x2x2xf32>) {
   %ninf = arith.constant 0xFF800000 : f32

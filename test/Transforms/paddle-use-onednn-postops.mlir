@@ -1,5 +1,5 @@
-// RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file | FileCheck %s
-// RUN: paddle-opt %s --paddle-use-onednn="force=1 fuse=0" --split-input-file | FileCheck %s --check-prefix=NOFUSE
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn=fuse=0 --split-input-file | FileCheck %s --check-prefix=NOFUSE
 
 // Epilogues fused into the oneDNN call as post-ops. The program global is
 // {flags, count, count x {kind, operand, alpha bits, beta bits}} with the

@@ -1,4 +1,4 @@
-// RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn --split-input-file | FileCheck %s
 
 // A matmul operand that a linalg.transpose wrote for it alone: the call
 // reads the transpose's source through swapped strides (operand map 18:

@@ -1,5 +1,5 @@
-// RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file | FileCheck %s
-// RUN: paddle-opt %s --paddle-use-onednn="force=1 winograd=0" --split-input-file | FileCheck %s --check-prefix=DIRECT
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn --split-input-file | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn=winograd=0 --split-input-file | FileCheck %s --check-prefix=DIRECT
 
 // Convs oneDNN may run as Winograd carry flag bit 1 (2) in their program:
 // 3x3, stride and dilation 1, not grouped, at least 64 input and output

@@ -1,6 +1,6 @@
-// RUN: paddle-opt %s --paddle-use-onednn=device=%S/Inputs/onednn-cheap.json --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: paddle-opt %s --paddle-use-onednn=force=1 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FORCE
-// RUN: paddle-opt %s --paddle-use-onednn=device=%S/Inputs/onednn-costly.json --split-input-file | FileCheck %s --check-prefix=COSTLY
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/onednn-cheap.json --paddle-use-onednn --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: paddle-opt %s --paddle-set-target=library=onednn --paddle-use-onednn --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FORCE
+// RUN: paddle-opt %s --paddle-set-target=device=%S/Inputs/onednn-costly.json --paddle-use-onednn --split-input-file | FileCheck %s --check-prefix=COSTLY
 
 // The choice itself is tested in paddle-use-onednn-choice.mlir; here the
 // default RUN line uses a spec under which oneDNN always wins, and COSTLY
@@ -73,7 +73,7 @@ func.func @matmul_fill_elsewhere(%a: memref<64x128xf32>, %b: memref<128x32xf32>,
 // CHECK: call @paddle_onednn_matmul
 // COSTLY-LABEL: func.func @matmul_small
 // COSTLY: linalg.matmul
-// COSTLY-NOT: call
+// COSTLY-NOT: call @
 // FORCE-LABEL: func.func @matmul_small
 // FORCE-NOT: linalg.matmul
 // FORCE: call @paddle_onednn_matmul

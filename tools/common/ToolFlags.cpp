@@ -1,70 +1,77 @@
-//===- ToolFlags.cpp - pipeline flags shared by paddle-run and compile ----===//
-//
-// The flags are global llvm::cl options of this file; a tool that calls
-// readPipelineFlags links this object, which registers them.
-//
-//===----------------------------------------------------------------------===//
+//===- ToolFlags.cpp - the compile options as command-line flags ----------===//
 
 #include "ToolFlags.h"
 
 #include "llvm/Support/CommandLine.h"
 
+#include <memory>
+#include <vector>
+
 using namespace mlir;
 using namespace mlir::paddle;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> libraryFlag(
-    "library",
-    cl::desc("Who runs f32 matmuls and convolutions: auto (per op, the "
-             "path the cost model predicts faster), onednn (oneDNN for all "
-             "it supports), none (generated code only); see docs/onednn.md"),
-    cl::init("auto"));
-static cl::opt<std::string> precisionFlag(
-    "precision",
-    cl::desc("Input precision of f32 matmuls and convolutions: f32, or bf16 "
-             "(bf16 inputs, f32 accumulation and result); see docs/bf16.md"),
-    cl::init("f32"));
-static cl::opt<bool> tileAndVectorizeFlag(
-    "tile-and-vectorize",
-    cl::desc("Tile and vectorize static f32 matmuls and elementwise ops "
-             "(default on; =0 compiles every op to scalar loops)"),
-    cl::init(true));
-static cl::opt<bool>
-    fuseFlag("fuse",
-             cl::desc("Group ops into fused kernels by the cost model (default "
-                      "on; =0: upstream elementwise fusion only); see "
-                      "docs/fusion.md"),
-             cl::init(true));
+namespace {
 
-llvm::Expected<PipelineFlags> mlir::paddle::readPipelineFlags() {
-  auto fail = [](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-  };
-  PipelineFlags flags;
-  std::optional<LibraryChoice> libraryChoice = parseLibraryChoice(libraryFlag);
-  if (!libraryChoice)
-    return fail("--library must be auto, onednn or none; got '" + libraryFlag +
-                "'");
-  std::optional<Precision> precisionChoice = parsePrecision(precisionFlag);
-  if (!precisionChoice)
-    return fail("--precision must be f32 or bf16; got '" + precisionFlag + "'");
-  flags.library = *libraryChoice;
-  flags.precision = *precisionChoice;
-  flags.tileAndVectorize = tileAndVectorizeFlag;
-  flags.fuse = fuseFlag;
+/// One flag per compile option: booleans as
+/// booleans (--fuse, --fuse=0; llvm::cl checks the value), every other
+/// option as its text. The flags' names and descriptions point into
+/// `names`, which lives as long as the process.
+struct CompileFlags {
+  CompileOptions names;
+  std::vector<std::unique_ptr<cl::opt<bool>>> booleans;
+  std::vector<std::unique_ptr<cl::opt<std::string>>> values;
+};
+
+CompileFlags &getFlags() {
+  static CompileFlags flags;
   return flags;
 }
 
-void PipelineFlags::applyTo(JitOptions &options) const {
-  options.library = library;
-  options.precision = precision;
-  options.tileAndVectorize = tileAndVectorize;
-  options.fuse = fuse;
+} // namespace
+
+void mlir::paddle::registerCompileFlags() {
+  CompileFlags &state = getFlags();
+  if (!state.booleans.empty() || !state.values.empty())
+    return;
+  state.names.forEachOption([&](StringRef name, StringRef help, bool isFlag) {
+    if (isFlag)
+      state.booleans.push_back(
+          std::make_unique<cl::opt<bool>>(name, cl::desc(help)));
+    else
+      state.values.push_back(std::make_unique<cl::opt<std::string>>(
+          name, cl::desc(help), cl::ValueRequired));
+  });
 }
 
-void PipelineFlags::applyTo(CpuPipelineOptions &options) const {
-  options.library = library;
-  options.precision = precision;
-  options.tileAndVectorize = tileAndVectorize;
-  options.fuse = fuse;
+std::string mlir::paddle::getCompileFlagsText() {
+  CompileFlags &state = getFlags();
+  std::string text;
+  auto append = [&](StringRef name, StringRef value) {
+    if (!text.empty())
+      text += ' ';
+    // Option text separates options by spaces: quote a value with one.
+    bool quote = value.contains(' ') || value.empty();
+    text += (name + "=" + (quote ? "\"" + value + "\"" : value)).str();
+  };
+  for (const auto &flag : state.booleans)
+    if (flag->getNumOccurrences())
+      append(flag->ArgStr, *flag ? "true" : "false");
+  for (const auto &flag : state.values)
+    if (flag->getNumOccurrences())
+      append(flag->ArgStr, flag->getValue());
+  return text;
+}
+
+llvm::Error mlir::paddle::readCompileFlags(CompileOptions &options) {
+  // In option text an empty value keeps the module's; on a command line
+  // `--precision=` is a mistake.
+  for (const auto &flag : getFlags().values)
+    if (flag->getNumOccurrences() && flag->getValue().empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--" + flag->ArgStr + " needs a value");
+  if (llvm::Error error = options.parse(getCompileFlagsText()))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--" + llvm::toString(std::move(error)));
+  return llvm::Error::success();
 }

@@ -1,39 +1,39 @@
-//===- ToolFlags.h - pipeline flags shared by paddle-run and compile -*- C++
+//===- ToolFlags.h - the compile options as command-line flags ---*- C++
 //-*-===//
 //
-// paddle-run and paddle-compile compile modules with the same CPU pipeline,
-// so they take the same pipeline flags: --library, --precision,
-// --tile-and-vectorize and --fuse. They are declared once, here (linking
-// this library registers them with llvm::cl), and read into the options
-// each tool hands to the pipeline.
+// paddle-run and paddle-compile take every compile option (CompileOptions,
+// Pipelines.h) as a flag of the same name: --device, --library,
+// --precision, --vector-bits, --tile-and-vectorize, --fuse, ... The flags
+// are made from the options themselves, so an option is declared once; the
+// values given become option text that CompileOptions parses, as
+// paddle-opt's `--paddle-cpu-pipeline=...` and Python's `compile(options=)`
+// do.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PADDLE_TOOLS_TOOLFLAGS_H
 #define PADDLE_TOOLS_TOOLFLAGS_H
 
-#include "paddle/Execution/Jit.h"
 #include "paddle/Pipelines/Pipelines.h"
 
 #include "llvm/Support/Error.h"
 
+#include <string>
+
 namespace mlir::paddle {
 
-/// The values of the shared pipeline flags.
-struct PipelineFlags {
-  LibraryChoice library = LibraryChoice::Auto;
-  Precision precision = Precision::F32;
-  bool tileAndVectorize = true;
-  bool fuse = true;
+/// Registers one flag per compile option, with the option's description.
+/// Call once, before llvm::cl::ParseCommandLineOptions.
+void registerCompileFlags();
 
-  void applyTo(JitOptions &options) const;
-  void applyTo(CpuPipelineOptions &options) const;
-};
+/// The option text of the compile flags given on the command line (after
+/// ParseCommandLineOptions), e.g. "device=h200 fuse=0"; empty when none.
+std::string getCompileFlagsText();
 
-/// Parses the shared flags after llvm::cl::ParseCommandLineOptions; a bad
-/// value is an error naming the flag, what it accepts and what was given
-/// (e.g. "--library must be auto, onednn or none; got 'mkl'").
-llvm::Expected<PipelineFlags> readPipelineFlags();
+/// Parses the given compile flags into `options`. A bad value is an error
+/// naming the flag, what it accepts and what was given (e.g. "--library
+/// must be auto, onednn or none; got 'mkl'").
+llvm::Error readCompileFlags(CompileOptions &options);
 
 } // namespace mlir::paddle
 

@@ -3,7 +3,8 @@
 // paddle-calibrate [-o spec.json] [--quick] [--name N]
 //
 // Measures what the cost model needs of the local CPU and writes a device
-// spec that `paddle-opt --paddle-cost-report=device=spec.json` reads:
+// spec that every tool reads with `--device spec.json` (and Python with
+// `device="spec.json"`):
 //   - peak f32/f64 FLOP/s: independent vector FMA chains (AVX-512 or AVX2,
 //     whichever the CPU has) on one thread per core, all at once;
 //   - peak f16/bf16/i8: AVX512-FP16 FMA chains; AMX tile dot products where
@@ -573,10 +574,10 @@ timeProblem(mlir::MLIRContext &context, const Problem &problem,
       mlir::parseSourceString<mlir::ModuleOp>(problem.text, &context);
   if (!module)
     return fail("cannot parse the calibration module:\n" + problem.text);
-  mlir::paddle::JitOptions options;
-  options.library = library;
+  mlir::paddle::CompileOptions options;
+  options.target.library = mlir::paddle::stringifyLibraryChoice(library).str();
+  options.target.precision = mlir::paddle::stringifyPrecision(precision).str();
   options.tileAndVectorize = tile;
-  options.precision = precision;
   auto jit = mlir::paddle::JitModule::create(*module, options);
   if (!jit)
     return jit.takeError();

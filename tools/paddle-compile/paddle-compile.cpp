@@ -74,11 +74,6 @@ static cl::opt<std::string>
             cl::desc("embed (constants in the artifact) | sidecar (large "
                      "constants in OUT.weights, loaded at run time)"),
             cl::init("embed"));
-static cl::opt<bool> instrumentKernels(
-    "instrument-kernels",
-    cl::desc("Record a trace event around every kernel (for --trace of "
-             "executables and traced sessions)"),
-    cl::init(false));
 static cl::opt<std::string> symbolPrefix(
     "symbol-prefix",
     cl::desc("Prefix of the C names a shared object exports for its "
@@ -536,6 +531,10 @@ llvm::Error runProgram(StringRef name, ArrayRef<std::string> args) {
 
 int main(int argc, char **argv) {
   paddle::InitTool init(argc, argv);
+  paddle::registerCompileFlags();
+  // --mlir-print-ir-after=PASS and the other pass manager flags.
+  paddle::registerAllPasses();
+  registerPassManagerCLOptions();
   cl::ParseCommandLineOptions(argc, argv,
                               "paddle-compile: ahead-of-time compilation\n");
   if (emit != "so" && emit != "exe" && emit != "obj" && emit != "mlir")
@@ -553,9 +552,9 @@ int main(int argc, char **argv) {
   if (sidecar && isSpecialFile(outputFile))
     return fail("--weights sidecar writes OUT.weights next to the output; '" +
                 outputFile + "' is not a regular file");
-  llvm::Expected<paddle::PipelineFlags> flags = paddle::readPipelineFlags();
-  if (!flags)
-    return fail(llvm::toString(flags.takeError()));
+  paddle::CompileOptions pipelineOptions;
+  if (llvm::Error error = paddle::readCompileFlags(pipelineOptions))
+    return fail(llvm::toString(std::move(error)));
 
   DialectRegistry registry;
   paddle::registerAllDialects(registry);
@@ -614,9 +613,8 @@ int main(int argc, char **argv) {
     symbols.setSymbolName(func, newName);
   }
   PassManager pm(&context);
-  paddle::CpuPipelineOptions pipelineOptions;
-  pipelineOptions.instrumentKernels = instrumentKernels;
-  flags->applyTo(pipelineOptions);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return fail("bad pass manager options");
   paddle::buildCpuPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return fail("lowering with paddle-cpu-pipeline failed");

@@ -21,6 +21,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -84,19 +85,26 @@ bool isSharedObject(const std::string &path) {
 int makeExecutable(void *, int argc, char **argv,
                    const paddle_cli_run_options_t *runOptions,
                    paddle_executable_t *out) {
+  paddle::registerCompileFlags();
+  // --mlir-print-ir-after=PASS and the other pass manager flags, which the
+  // JIT's pass manager applies (the passes registered, to be named).
+  paddle::registerAllPasses();
+  registerPassManagerCLOptions();
   cl::ParseCommandLineOptions(argc, argv,
                               "paddle-run: JIT-compile and run a paddle "
                               "module on the CPU\n");
-  llvm::Expected<paddle::PipelineFlags> flags = paddle::readPipelineFlags();
-  if (!flags)
-    return fail(llvm::toString(flags.takeError()));
+  paddle::CompileOptions compileOptions;
+  if (llvm::Error error = paddle::readCompileFlags(compileOptions))
+    return fail(llvm::toString(std::move(error)));
 
   if (isSharedObject(inputFile)) {
-    // A library is compiled already: its precision was chosen then.
-    if (flags->precision != paddle::Precision::F32)
-      return fail("--precision applies when compiling a module; '" + inputFile +
-                  "' is a compiled library (use paddle-compile "
-                  "--precision)");
+    // A library is compiled already: its target and options were chosen
+    // then.
+    std::string given = paddle::getCompileFlagsText();
+    if (!given.empty())
+      return fail("compile options (" + given +
+                  ") apply when compiling a module; '" + inputFile +
+                  "' is a compiled library (give them to paddle-compile)");
     if (paddle_status_t s = paddle_executable_load(inputFile.c_str(), out))
       return fail(takeMessage(s));
     return 0;
@@ -111,11 +119,13 @@ int makeExecutable(void *, int argc, char **argv,
   // paddle-run writes every result, and --bench and --concurrency call the
   // function repeatedly on the same inputs: run without donation.
   paddle::dropDonationRequests((*source)->get());
+  if (runOptions->trace)
+    compileOptions.instrumentKernels = true;
   paddle::JitOptions options;
-  options.instrumentKernels = runOptions->trace != 0;
   options.compileThreads = compileThreads;
-  flags->applyTo(options);
-  auto jit = paddle::JitModule::create((*source)->get(), options);
+  options.passManagerFlags = true;
+  auto jit =
+      paddle::JitModule::create((*source)->get(), compileOptions, options);
   if (!jit)
     return fail(llvm::toString(jit.takeError()));
   auto executable = paddle::JitModule::toExecutable(std::move(*jit));

@@ -43,6 +43,49 @@ def Paddle_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  // The attributes passes and frontends hand to later passes, declared here
+  // with their types: the verifier checks each, and rejects any other
+  // `paddle.*` attribute. PaddleDialect::<Name>AttrHelper gives the name.
+  let discardableAttrs = (ins
+    // On a module: what it is compiled for (PaddleTarget.td).
+    "::mlir::paddle::TargetAttr":$target,
+    // On the linalg.generic that zero-pads a conv2d's NCHW input in its
+    // spatial dims: the padding, [top, left, bottom, right]. The generic
+    // reads its source with one tensor.extract; paddle-use-onednn folds such
+    // a copy into a library convolution's own padding.
+    "::mlir::DenseI64ArrayAttr":$zero_pad,
+    // The same for the generic that pads a max_pool2d's NCHW input with the
+    // max's identity, when every padding size is static: bottom and right
+    // include the extra rows a ceil-mode window needs.
+    "::mlir::DenseI64ArrayAttr":$max_pool_pad,
+    // On an scf.parallel: the minimum number of iterations per block that
+    // paddle-async-parallel-for makes (default: its min-task-size option);
+    // set on loops of few, large iterations (tiles, a group's row tiles).
+    "::mlir::IntegerAttr":$min_task_size,
+    // On the private functions paddle-split-functions cuts a long function
+    // into; paddle-inline-parts inlines them back.
+    "::mlir::UnitAttr":$part,
+    // On a module: the names of the kernels paddle-instrument-kernels
+    // numbered, by id (taken off before translation to LLVM IR).
+    "::mlir::ArrayAttr":$kernel_names,
+    // Memory plan records (paddle-plan-memory{record-plan}): a function's
+    // plan, a planned buffer's view, an alloc left out of the plan and why.
+    "::mlir::DictionaryAttr":$memory,
+    "::mlir::DictionaryAttr":$buffer,
+    "::mlir::StringAttr":$unplanned,
+    // A gradient request (paddle-autodiff): on the requested function, the
+    // function to differentiate and the arguments to differentiate by.
+    "::mlir::FlatSymbolRefAttr":$vjp_of,
+    "::mlir::DenseI64ArrayAttr":$wrt,
+    // On a function between paddle-donate-buffers and
+    // paddle-drop-donated-results: the results donated arguments received.
+    "::mlir::DenseI64ArrayAttr":$donated_results,
+    // On a function argument: the result whose buffer the argument is
+    // donated to (an i64 index).
+    "::mlir::IntegerAttr":$aliasing_output
+  );
 }
 
 //===----------------------------------------------------------------------===//

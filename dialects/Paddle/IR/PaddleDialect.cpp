@@ -3,6 +3,7 @@
 #include "dialects/Paddle/IR/GradientUtils.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -47,6 +48,92 @@ void PaddleDialect::initialize() {
   attachReductionGradients(ctx);
   attachNNGradients(ctx);
   attachNormalizationGradients(ctx);
+}
+
+namespace {
+/// A declared attribute (discardableAttrs in PaddleBase.td): its name, the
+/// check of its value and what the check expects.
+struct DeclaredAttr {
+  llvm::StringRef name;
+  bool (*isValid)(Attribute);
+  llvm::StringRef expected;
+};
+
+template <typename Helper, typename T>
+DeclaredAttr declare(llvm::StringRef expected) {
+  return {Helper::getNameStr(), [](Attribute a) { return isa<T>(a); },
+          expected};
+}
+
+/// The attributes on operations; `paddle.aliasing_output` is the one on
+/// function arguments.
+const DeclaredAttr *lookupDeclared(llvm::StringRef name) {
+  using D = PaddleDialect;
+  static const DeclaredAttr attrs[] = {
+      declare<D::TargetAttrHelper, TargetAttr>("a #paddle.target"),
+      declare<D::ZeroPadAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
+      declare<D::MaxPoolPadAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
+      declare<D::MinTaskSizeAttrHelper, IntegerAttr>("an integer"),
+      declare<D::PartAttrHelper, UnitAttr>("a unit attribute"),
+      declare<D::KernelNamesAttrHelper, ArrayAttr>("an array"),
+      declare<D::MemoryAttrHelper, DictionaryAttr>("a dictionary"),
+      declare<D::BufferAttrHelper, DictionaryAttr>("a dictionary"),
+      declare<D::UnplannedAttrHelper, StringAttr>("a string"),
+      declare<D::VjpOfAttrHelper, FlatSymbolRefAttr>("a flat symbol reference"),
+      declare<D::WrtAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
+      declare<D::DonatedResultsAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
+      {D::AliasingOutputAttrHelper::getNameStr(),
+       [](Attribute a) {
+         auto index = dyn_cast<IntegerAttr>(a);
+         return index && index.getType().isInteger(64);
+       },
+       "an i64 result index"},
+  };
+  for (const DeclaredAttr &attr : attrs)
+    if (attr.name == name)
+      return &attr;
+  return nullptr;
+}
+
+/// `attr`'s name is a declared attribute of a place `where` allows and its
+/// value has the declared type.
+LogicalResult verifyDeclared(NamedAttribute attr, bool onArgument,
+                             llvm::function_ref<InFlightDiagnostic()> error) {
+  llvm::StringRef name = attr.getName().getValue();
+  const DeclaredAttr *declared = lookupDeclared(name);
+  bool argumentAttr =
+      name == PaddleDialect::AliasingOutputAttrHelper::getNameStr();
+  if (!declared)
+    return error() << "unknown attribute '" << name
+                   << "' (the paddle.* attributes are declared in "
+                      "PaddleBase.td)";
+  if (argumentAttr != onArgument)
+    return error() << "'" << name << "' belongs on "
+                   << (argumentAttr ? "a function argument" : "an operation");
+  if (!declared->isValid(attr.getValue()))
+    return error() << "'" << name << "' must be " << declared->expected
+                   << ", got " << attr.getValue();
+  return success();
+}
+} // namespace
+
+LogicalResult PaddleDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (failed(verifyDeclared(attr, /*onArgument=*/false,
+                            [&] { return op->emitError(); })))
+    return failure();
+  if (attr.getName() == TargetAttrHelper::getNameStr() && !isa<ModuleOp>(op))
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' belongs on a module, not on '" << op->getName()
+                           << "'";
+  return success();
+}
+
+LogicalResult PaddleDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                      unsigned,
+                                                      NamedAttribute attr) {
+  return verifyDeclared(attr, /*onArgument=*/true,
+                        [&] { return op->emitError(); });
 }
 
 Operation *PaddleDialect::materializeConstant(OpBuilder &builder,

@@ -16,8 +16,17 @@
 
 #include "dialects/Paddle/IR/TypeInference.h"
 
-#include "dialects/Paddle/IR/PaddleDialect.h.inc"
+namespace mlir::paddle {
+struct DeviceSpec;
+} // namespace mlir::paddle
+
+// The attributes before the dialect, whose helpers for its discardable
+// attributes (paddle.target, ...) use their classes.
 #include "dialects/Paddle/IR/PaddleEnums.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Paddle/IR/PaddleAttrs.h.inc"
+
+#include "dialects/Paddle/IR/PaddleDialect.h.inc"
 #include "dialects/Paddle/IR/PaddleInterfaces.h.inc"
 
 namespace mlir::paddle {
@@ -32,9 +41,6 @@ public:
   }
 };
 } // namespace mlir::paddle
-
-#define GET_ATTRDEF_CLASSES
-#include "dialects/Paddle/IR/PaddleAttrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/Paddle/IR/PaddleOps.h.inc"

@@ -8,6 +8,7 @@
 #define PADDLE_OPS_TD
 
 include "dialects/Paddle/IR/PaddleBase.td"
+include "dialects/Paddle/IR/PaddleTarget.td"
 include "dialects/Paddle/IR/PaddleElementwiseOps.td"
 include "dialects/Paddle/IR/PaddleShapeOps.td"
 include "dialects/Paddle/IR/PaddleReductionOps.td"

@@ -8,8 +8,13 @@
 
 namespace mlir::paddle {
 
+struct TargetChanges;
+
 #define GEN_PASS_DECL
 #include "paddle/CostModel/Passes.h.inc"
+
+/// paddle-set-target with `changes` (Target.h) as its options.
+std::unique_ptr<Pass> createSetTargetPass(const TargetChanges &changes);
 
 #define GEN_PASS_REGISTRATION
 #include "paddle/CostModel/Passes.h.inc"

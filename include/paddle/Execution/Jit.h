@@ -32,33 +32,28 @@ namespace paddle {
 /// One callable function of a JIT-compiled module.
 using JitFunction = FunctionSignature;
 
-/// How JitModule::create compiles; the pipeline fields are those of
-/// CpuPipelineOptions.
+/// How JitModule::create turns LLVM IR into code (what the module is
+/// compiled for and with which pipeline options is CompileOptions').
 struct JitOptions {
   /// LLVM optimization level (0-3) of the JIT's optimizer and code generator.
   unsigned optLevel = 3;
-  /// Every kernel records trace events in traced sessions (kernelNames()).
-  bool instrumentKernels = false;
-  /// oneDNN or generated code for matmul and conv (docs/onednn.md).
-  LibraryChoice library = LibraryChoice::Auto;
-  /// false: scalar loops for every op (tile-and-vectorize=0).
-  bool tileAndVectorize = true;
-  /// Input precision of matmul and conv (docs/bf16.md).
-  Precision precision = Precision::F32;
-  /// Cost-model fusion groups (docs/fusion.md); false: upstream
-  /// elementwise fusion only.
-  bool fuse = true;
   /// Threads LLVM compiles on, each a part of the module; 0: one per core.
   unsigned compileThreads = 0;
+  /// Apply the pass manager's command-line flags (--mlir-print-ir-after=...)
+  /// to the pipeline: for a tool that registered them
+  /// (mlir::registerPassManagerCLOptions).
+  bool passManagerFlags = false;
 };
 
 class JitModule {
 public:
-  /// Lowers `module` (in place) with the CPU pipeline and JIT-compiles it.
-  /// Every public function must take and return ranked tensors of supported
-  /// element types; errors name the function and argument.
+  /// Lowers `module` (in place) with the CPU pipeline and `compile`'s
+  /// options, and JIT-compiles it. Every public function must take and
+  /// return ranked tensors of supported element types; errors name the
+  /// function and argument.
   static llvm::Expected<std::unique_ptr<JitModule>>
-  create(ModuleOp module, const JitOptions &options = {});
+  create(ModuleOp module, const CompileOptions &compile = {},
+         const JitOptions &options = {});
   ~JitModule();
 
   /// The function named `name`, or, when `name` is empty and the module has

@@ -18,10 +18,6 @@
 
 namespace mlir::paddle {
 
-/// The argument attribute that donates an argument's buffer to a result.
-inline constexpr llvm::StringLiteral kAliasingOutputAttr =
-    "paddle.aliasing_output";
-
 struct DonatedArgument {
   int64_t argument;
   int64_t result;

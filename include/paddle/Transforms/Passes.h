@@ -8,17 +8,6 @@
 
 namespace mlir::paddle {
 
-/// The minimum number of iterations per block of an scf.parallel, read by
-/// paddle-async-parallel-for (default: its min-task-size option). Set by
-/// the passes that make loops of few, large iterations: matmul and
-/// elementwise tiles (paddle-tile-and-vectorize), a fused group's row tiles
-/// (paddle-lower-fusion).
-inline constexpr llvm::StringLiteral kMinTaskSizeAttr = "paddle.min_task_size";
-
-/// Marks the private functions paddle-split-functions cuts a long function
-/// into; paddle-inline-parts inlines them back.
-inline constexpr llvm::StringLiteral kPartAttr = "paddle.part";
-
 /// Elementwise iterations that make a block of a parallel loop worth
 /// starting: the CPU pipeline's min-task-size, and what
 /// paddle-tile-and-vectorize's elementwise, row and transpose tiles aim at.

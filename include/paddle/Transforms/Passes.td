@@ -392,8 +392,8 @@ def TileAndVectorizePass
     - `linalg.matmul` / `linalg.batch_matmul`: row blocks of the output (and
       batches) become the iterations of one `scf.parallel` (multi-threaded
       by `paddle-async-parallel-for`), each loops over column blocks, K
-      panels and register tiles of `MR x NR` (8x32 with `vector-bits=512`,
-      4x16 with 256), with the k loop innermost. The register tile is vectorized
+      panels and register tiles of `MR x NR` (8x32 for the target's
+      `vector_bits = 512`, 4x16 for 256; `paddle.target`), with the k loop innermost. The register tile is vectorized
       (`linalg::vectorize`), its accumulator read and write are hoisted out of
       the k loop, and `vector.contract` becomes broadcasts and FMAs on
       rows of the accumulator. The tile sizes must divide the shape; shapes
@@ -434,16 +434,12 @@ def TileAndVectorizePass
     } } } } {paddle.min_task_size = 1 : i64}
     ```
   }];
-  let options = [
-    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
-           "Vector register width the tiles are sized for (256: AVX2, "
-           "512: AVX-512)">,
-  ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::paddle::PaddleDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
 }
@@ -628,14 +624,16 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     at least 64 input and output channels sets program flag bit 1: the
     runtime uses oneDNN's Winograd kernel where it has one.
 
-    Which ops are worth a call: with `force`, every supported op;
-    otherwise those the cost model predicts faster in oneDNN than in our
-    generated code on `device` (docs/onednn.md, "Choosing"): oneDNN costs
+    Which ops are worth a call is the module's target's (`paddle.target`)
+    to say: with `library = none` none, with `library = onednn` every
+    supported op; with `auto` those the cost model predicts faster in
+    oneDNN than in our generated code on the target's device
+    (docs/onednn.md, "Choosing"): oneDNN costs
     its call overhead, a roofline at its efficiency and, for convolutions,
     the per-call layout reorders of activations and non-constant weights;
     our code a roofline at the efficiency of the tiled kernel (matmuls
-    paddle-tile-and-vectorize takes, with `tile-and-vectorize` and
-    `vector-bits` as in the pipeline) or of scalar loops (poolings: one
+    paddle-tile-and-vectorize takes, with `tile-and-vectorize` as in the
+    pipeline and the target's `vector_bits`) or of scalar loops (poolings: one
     operation per window element), plus the padding copies and fills that
     only our code needs. Both
     efficiencies and the overhead come from the device spec ("onednn",
@@ -658,20 +656,12 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"force", "force", "bool", "false",
-           "Rewrite every supported op, whatever its size">,
     Option<"fuse", "fuse", "bool", "true",
            "Fuse an elementwise linalg.generic reading the result into the "
            "call as oneDNN post-ops">,
-    Option<"device", "device", "std::string", "\"xeon-amx-2c\"",
-           "Built-in device name or path of a device spec JSON file whose "
-           "\"onednn\" and \"codegen\" fields decide each op">,
     Option<"tileAndVectorize", "tile-and-vectorize", "bool", "true",
            "Whether the pipeline tiles and vectorizes static f32 matmuls "
            "(paddle-tile-and-vectorize): selects the codegen efficiency">,
-    Option<"vectorBits", "vector-bits", "int64_t", "0",
-           "Register width paddle-tile-and-vectorize tiles for (0: the "
-           "host CPU's)">,
     Option<"winograd", "winograd", "bool", "true",
            "Let oneDNN run 3x3 stride-1 convs with at least 64 input and "
            "output channels as Winograd (program flag bit 1)">,
@@ -684,7 +674,8 @@ def UseOneDnnPass : Pass<"paddle-use-onednn", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::paddle::PaddleDialect"];
 }
 
 def SimplifyPass : Pass<"paddle-simplify", "::mlir::func::FuncOp"> {
@@ -749,7 +740,8 @@ def FusePass : Pass<"paddle-fuse", "::mlir::func::FuncOp"> {
     - it would not be a prologue of a matmul/conv (those read their operands
       from memory), and a group holds at most one matmul/conv and never a
       matmul/conv together with a reduction;
-    - the cost model finds it profitable on `device`: where a user reads the
+    - the cost model finds it profitable on the device of the module's
+      target (`paddle.target`): where a user reads the
       op's result broadcast (a smaller tensor stretched over a larger
       iteration space), the fused code recomputes the op once per element of
       that space; the op joins only if the predicted time of the extra
@@ -766,10 +758,7 @@ def FusePass : Pass<"paddle-fuse", "::mlir::func::FuncOp"> {
     `paddle-lower-fusion` lowers the groups after
     `paddle-convert-paddle-to-linalg`; docs/fusion.md has both.
   }];
-  let options = [
-    Option<"device", "device", "std::string", "\"xeon-amx-2c\"",
-           "Built-in device name or path of a device spec JSON file">,
-  ];
+  let dependentDialects = ["::mlir::paddle::PaddleDialect"];
 }
 
 def LowerFusionPass : Pass<"paddle-lower-fusion", "::mlir::func::FuncOp"> {
@@ -806,7 +795,9 @@ def ConvertPrecisionPass
   let summary = "Run f32 matmuls and convolutions on bf16 inputs with f32 "
                 "accumulation.";
   let description = [{
-    The opt-in reduced-precision mode (`--precision bf16`, docs/bf16.md).
+    The opt-in reduced-precision mode (`--precision bf16`, docs/bf16.md),
+    taken when the module's target (`paddle.target`) says
+    `precision = bf16`.
     Each `paddle.matmul` and `paddle.conv2d` whose operands and result are
     f32, depthwise convolutions (one input channel per group) aside, reads
     its operands rounded to bf16 (round to nearest even) and keeps its f32
@@ -818,7 +809,7 @@ def ConvertPrecisionPass
     `paddle.transpose` / `paddle.reshape` / `paddle.broadcast_to`) becomes a
     bf16 constant here, once, at compile time; other operands get a
     `paddle.cast` to bf16 right after their definition, shared by all the
-    ops that read them. With `precision=f32` the pass changes nothing.
+    ops that read them. With `precision = f32` the pass changes nothing.
 
     ```mlir
     %w = paddle.constant dense<...> : tensor<64x32xf32>
@@ -833,10 +824,6 @@ def ConvertPrecisionPass
         -> tensor<8x32xf32>
     ```
   }];
-  let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
-           "Input precision of matmul and conv2d: f32 (no change) or bf16">,
-  ];
   let dependentDialects = ["::mlir::paddle::PaddleDialect"];
 }
 

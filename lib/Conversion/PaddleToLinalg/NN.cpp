@@ -492,8 +492,9 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                          zero);
       // The library path folds this copy into the convolution's own
       // padding (paddle-use-onednn).
-      input.getDefiningOp()->setAttr(kZeroPadAttr,
-                                     rewriter.getDenseI64ArrayAttr(padding));
+      input.getDefiningOp()->setAttr(
+          paddle::PaddleDialect::ZeroPadAttrHelper::getNameStr(),
+          rewriter.getDenseI64ArrayAttr(padding));
     }
 
     SmallVector<OpFoldResult> in = getMixedSizes(rewriter, loc, input);
@@ -670,8 +671,9 @@ template <typename OpTy> struct Pool2DLowering : OpConversionPattern<OpTy> {
                              right = getConstantIntValue(highPad[1]);
       if (isMax && bottom && right)
         padded.getDefiningOp()->setAttr(
-            kMaxPoolPadAttr, rewriter.getDenseI64ArrayAttr(
-                                 {padding[0], padding[1], *bottom, *right}));
+            paddle::PaddleDialect::MaxPoolPadAttrHelper::getNameStr(),
+            rewriter.getDenseI64ArrayAttr(
+                {padding[0], padding[1], *bottom, *right}));
     }
 
     auto accTensorType = RankedTensorType::get(staticSizes(outSizes), accType);

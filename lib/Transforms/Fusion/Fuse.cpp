@@ -19,6 +19,7 @@
 #include "paddle/Transforms/Passes.h"
 
 #include "dialects/Paddle/IR/PaddleOps.h"
+#include "dialects/Paddle/IR/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -97,6 +98,8 @@ private:
   void materialize(Group &group);
 
   std::optional<DeviceSpec> spec;
+  /// The target `spec` was read from.
+  TargetAttr specTarget;
 };
 
 } // namespace
@@ -225,12 +228,12 @@ void FusePass::materialize(Group &group) {
 
 void FusePass::runOnOperation() {
   func::FuncOp func = getOperation();
-  llvm::Expected<DeviceSpec> resolved = resolveDeviceSpec(device);
-  if (!resolved) {
-    func.emitError() << "paddle-fuse: " << llvm::toString(resolved.takeError());
-    return signalPassFailure();
+  // The spec is parsed once per target this pass instance sees.
+  TargetAttr target = getTargetOrDefault(func);
+  if (target != specTarget) {
+    spec = target.getDeviceSpec();
+    specTarget = target;
   }
-  spec = std::move(*resolved);
 
   for (Block &block : func.getBody()) {
     std::vector<Group> groups;

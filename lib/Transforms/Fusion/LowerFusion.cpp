@@ -553,8 +553,9 @@ LogicalResult LowerFusionPass::tileAndFuse(FusionOp fusion) {
   // paddle-async-parallel-for's default minimum of 32768 iterations per
   // block counts elements, and would run a loop of 32 row tiles as one
   // block on one thread.
-  result->loops.front()->setAttr(kMinTaskSizeAttr,
-                                 rewriter.getI64IntegerAttr(1));
+  result->loops.front()->setAttr(
+      paddle::PaddleDialect::MinTaskSizeAttrHelper::getNameStr(),
+      rewriter.getI64IntegerAttr(1));
   for (OpResult value : root->getResults())
     rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
   // The fused producers are clones: drop the now-dead originals, and let
@@ -617,7 +618,8 @@ void LowerFusionPass::runOnOperation() {
   // tile loops are the ones tileAndFuse marked with a minimum task size.
   IRRewriter rewriter(&getContext());
   func.walk([&](scf::ForallOp loop) {
-    if (loop->hasAttr(kMinTaskSizeAttr))
+    if (loop->hasAttr(
+            paddle::PaddleDialect::MinTaskSizeAttrHelper::getNameStr()))
       shareOutputTile(loop, rewriter);
   });
 }

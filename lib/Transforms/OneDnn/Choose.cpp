@@ -15,7 +15,6 @@
 #include "paddle/CostModel/CostModel.h"
 
 #include "llvm/Support/Debug.h"
-#include "llvm/TargetParser/Host.h"
 
 #define DEBUG_TYPE "paddle-use-onednn"
 
@@ -23,22 +22,10 @@ using namespace mlir;
 
 namespace mlir::paddle::onednn {
 
-/// The register width tiled matmuls get (as in the CPU pipeline):
-/// `vectorBits`, or the host's for 0.
-static int64_t vectorBitsFor(int64_t vectorBits) {
-  if (vectorBits > 0)
-    return vectorBits;
-  // Once per process: the query reads the CPU's features anew each time
-  // (0.1 ms; a long function asks for every matmul).
-  static const int64_t host =
-      llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 512 : 256;
-  return host;
-}
-
 /// Library call or our own loops for `op`, which oneDNN can run: the
-/// path the cost model predicts faster on `device` (docs/onednn.md,
-/// "Choosing"), or oneDNN with `force`. A conv reorders its activations
-/// on every call, and `weights` too unless they are constant
+/// path the cost model predicts faster on the target's device (docs/onednn.md,
+/// "Choosing"), or oneDNN with `force` (library = onednn). A conv reorders its
+/// activations on every call, and `weights` too unless they are constant
 /// (`constantWeights`). Dynamic dims count as 1, which keeps such ops on
 /// our loops unless the static dims alone make oneDNN pay.
 /// `flopsPerIteration` counts the operations of one iteration of the
@@ -67,8 +54,7 @@ bool Choice::isWorthLibraryCall(linalg::LinalgOp op, bool conv, Value weights,
     if (!constantWeights)
       cost.reorderBytes += bytesOf(weights);
   }
-  cost.tiled =
-      tileAndVectorize && paddle::isTiledMatmul(op, vectorBitsFor(vectorBits));
+  cost.tiled = tileAndVectorize && paddle::isTiledMatmul(op, vectorBits);
   std::optional<paddle::PathEstimate> t = paddle::estimatePaths(cost, spec);
   if (!t)
     return false;

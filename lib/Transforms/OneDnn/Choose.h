@@ -1,9 +1,10 @@
 //===- Choose.h - library call or our own loops, per op ----------*- C++-*-===//
 //
 // The choice paddle-use-onednn makes for each op oneDNN can run: the cost
-// model's prediction for the device the `device` option names, or the
-// library with `force`. Kept apart from the rewrites (UseOneDnn.cpp), as
-// IREE keeps choosing library kernels apart from lowering into calls.
+// model's prediction for the device of the module's target, or the library
+// when the target says `library = onednn`. Kept apart from the rewrites
+// (UseOneDnn.cpp), as IREE keeps choosing library kernels apart from lowering
+// into calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,17 +17,17 @@
 
 namespace mlir::paddle::onednn {
 
-/// What the choice depends on: the pass's options and the device.
+/// What the choice depends on: the module's target and the pass's options.
 struct Choice {
-  /// The device the choice is made for (the `device` option).
+  /// The device the choice is made for (the target's spec).
   DeviceSpec spec;
-  /// Every supported op goes to the library (the `force` option).
+  /// Every supported op goes to the library (library = onednn).
   bool force = false;
   /// Our loops get the tiled matmul kernel where it applies (the
   /// `tile-and-vectorize` option), for the register width `vectorBits`
-  /// (0: the host CPU's).
+  /// (the target's).
   bool tileAndVectorize = true;
-  int64_t vectorBits = 0;
+  int64_t vectorBits = 512;
 
   bool isWorthLibraryCall(linalg::LinalgOp op, bool conv, Value weights,
                           bool constantWeights, double copyBytes = 0,

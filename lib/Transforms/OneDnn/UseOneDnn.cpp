@@ -13,12 +13,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "../RuntimeFunctions.h"
 #include "Choose.h"
 #include "OneDnnMatch.h"
-#include "paddle/Conversion/Passes.h"
+#include "dialects/Paddle/IR/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -226,8 +227,8 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     return generic;
   }
 
-  /// A padding (a generic marked `marker`: kZeroPadAttr before a conv,
-  /// kMaxPoolPadAttr before a max pooling) that wrote the op's input for
+  /// A padding (a generic marked `marker`: `paddle.zero_pad` before a conv,
+  /// `paddle.max_pool_pad` before a max pooling) that wrote the op's input for
   /// the op alone (writtenOnlyFor): oneDNN pads the source itself, so the
   /// copy can go.
   struct FoldablePad {
@@ -435,7 +436,8 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
     }
     if (!fill)
       return success();
-    std::optional<FoldablePad> pad = foldablePad(op, paddle::kMaxPoolPadAttr);
+    std::optional<FoldablePad> pad = foldablePad(
+        op, paddle::PaddleDialect::MaxPoolPadAttrHelper::getNameStr());
     double copyBytes = bytesOf(output); // the fill
     if (pad)
       copyBytes += bytesOf(pad->pad.getDpsInits()[0]);
@@ -685,14 +687,12 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    llvm::Expected<paddle::DeviceSpec> resolved =
-        paddle::resolveDeviceSpec(device);
-    if (!resolved) {
-      module.emitError() << "paddle-use-onednn: "
-                         << llvm::toString(resolved.takeError());
-      return signalPassFailure();
-    }
-    choice = {std::move(*resolved), force, tileAndVectorize, vectorBits};
+    paddle::TargetAttr target = paddle::getOrAttachTarget(module);
+    if (target.getLibrary() == paddle::LibraryChoice::None)
+      return;
+    choice = {target.getDeviceSpec(),
+              target.getLibrary() == paddle::LibraryChoice::OneDnn,
+              tileAndVectorize, target.getVectorBits()};
     SymbolTable table(module);
     symbols = &table;
     unused = {};
@@ -767,7 +767,8 @@ struct UseOneDnnPass : paddle::impl::UseOneDnnPassBase<UseOneDnnPass> {
           if (!contiguousPair(types[0], 1) || !contiguousPair(types[2], 1))
             continue;
         }
-        std::optional<FoldablePad> pad = foldablePad(op, paddle::kZeroPadAttr);
+        std::optional<FoldablePad> pad = foldablePad(
+            op, paddle::PaddleDialect::ZeroPadAttrHelper::getNameStr());
         if (!isWorthLibraryCall(op, /*conv=*/true, op.getDpsInputs()[1],
                                 pad ? bytesOf(pad->pad.getDpsInits()[0]) : 0)) {
           if (pad && pad->source.getDefiningOp<memref::ExpandShapeOp>())

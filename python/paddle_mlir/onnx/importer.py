@@ -612,12 +612,16 @@ class ImportedModel:
     def save(self, path):
         self.module.save(os.fspath(path))
 
-    def compile(self, opt_level=3, precision="f32"):
+    def compile(self, opt_level=3, **compile_options):
         """JIT-compiles the module; returns a function of numpy arrays.
-        `precision="bf16"`: matmuls and convolutions on bf16-rounded inputs
-        with f32 accumulation (docs/bf16.md)."""
+        Keywords are compile options as `paddle_mlir.jit` takes them:
+        `precision="bf16"` (matmuls and convolutions on bf16-rounded inputs
+        with f32 accumulation, docs/bf16.md), `device="h200"`,
+        `library="onednn"`, ..."""
         from paddle_mlir import _core
-        exe = _core.compile(self.module, opt_level=opt_level, precision=precision)
+        from paddle_mlir._jit import compile_options_text
+        exe = _core.compile(self.module, opt_level=opt_level,
+                            options=compile_options_text(compile_options))
         name = self.function_name
 
         def run(*arrays):
