@@ -199,3 +199,38 @@ def test_onnx_compile_takes_the_options(inputs):
     close(run(*inputs)[0], *inputs)
     with pytest.raises(ValueError, match="got 'mkl'"):
         imported.compile(library="mkl")
+
+
+BROADCAST = """func.func @main(%x: tensor<2x64x128xf32>, %b: tensor<64x128xf32>) -> tensor<2x64x128xf32> {
+  %0 = paddle.neg %b : tensor<64x128xf32> -> tensor<64x128xf32>
+  %1 = paddle.add %x, %0 : tensor<2x64x128xf32>, tensor<64x128xf32> -> tensor<2x64x128xf32>
+  return %1 : tensor<2x64x128xf32>
+}
+"""
+
+
+def test_fusion_follows_the_device(tmp_path, rng):
+    """paddle-fuse recomputes a cheap op read broadcast when the extra FLOPs
+    cost less than the traffic saved (test/Transforms/fuse.mlir): on the
+    default device it does; on a device with a 1 GFLOP/s peak the 8192
+    extra FLOPs (8 us) cost more, and the neg stays a kernel of its own."""
+    spec = json.loads((REPO / "specs" / "devices" / "xeon-amx-2c.json").read_text())
+    spec["name"] = "slow"
+    spec["peak_flops_per_s"] = {"f32": 1e9}
+    (slow := tmp_path / "slow.json").write_text(json.dumps(spec))
+    fused = opt("--paddle-set-target", "--paddle-fuse", text=BROADCAST)
+    assert fused.returncode == 0 and 'paddle.fusion "elementwise"' in fused.stdout
+    apart = opt(f"--paddle-set-target=device={slow}", "--paddle-fuse", text=BROADCAST)
+    assert apart.returncode == 0 and "paddle.fusion" not in apart.stdout
+    (src := tmp_path / "m.mlir").write_text(BROADCAST)
+    for args, groups in [([], True), ([f"--device={slow}"], False)]:
+        proc = subprocess.run([str(PADDLE_COMPILE), str(src), "-o", str(tmp_path / "o.mlir"),
+                               "--emit", "mlir", "--mlir-print-ir-after=paddle-fuse", *args],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert ("paddle.fusion" in proc.stderr) == groups, args
+    x = rng.standard_normal((2, 64, 128)).astype(np.float32)
+    b = rng.standard_normal((64, 128)).astype(np.float32)
+    for device in [None, slow]:
+        f = pm.jit(lambda x, b: x + (-b), device=device)
+        np.testing.assert_array_equal(f(x, b), x - b)
