@@ -8,7 +8,7 @@ import numpy as _np
 from . import _ops
 from ._autodiff import grad, value_and_grad, vjp
 from ._jit import (Jitted, ShapeDtype, compile_count, eval_shape, jit,
-                   lower, save, set_default_opt_level)
+                   lower, save, compile_aot, set_default_opt_level)
 from ._trace import DTypeError, ShapeError, Tracer, TracerError
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves,
                     tree_map, tree_structure, tree_unflatten)
@@ -50,7 +50,7 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int32, int64, bool_ = _np.int8, _np.int32, _np.int64, _np.bool_
 
 __all__ = _OPS + [
-    "jit", "Jitted", "lower", "save", "compile_count", "eval_shape",
+    "jit", "Jitted", "lower", "save", "compile_aot", "compile_count", "eval_shape",
     "ShapeDtype", "set_default_opt_level",
     "grad", "value_and_grad", "vjp",
     "Tracer", "Tensor", "ShapeError", "DTypeError", "TracerError",

@@ -650,6 +650,22 @@ def save(fun, *example_args, path="model.mlirbc", **kwargs):
     return f.export(path, *example_args, **kwargs)
 
 
+def compile_aot(fun, *example_args, path, emit="so", weights="embed",
+                symbol_prefix=None, **kwargs):
+    """Traces `fun` on the example arguments and compiles it ahead of time
+    into `path`, as paddle-compile does: emit "so" (a shared library with
+    one typed C entry point per function, plus PATH's .h), "exe", "obj" or
+    "mlir"; weights="sidecar" moves large constants to PATH.weights. A
+    `jit` function compiles with its compile options (device, library,
+    ...). Returns `path`."""
+    f = fun if isinstance(fun, Jitted) else Jitted(fun)
+    module = f._trace(example_args, kwargs)[0]
+    path = os.fspath(path)
+    _core.compile_aot(module, path, emit=emit, options=f.options,
+                      weights=weights, symbol_prefix=symbol_prefix)
+    return path
+
+
 def lower(fun, *args, **kwargs):
     f = fun if isinstance(fun, Jitted) else Jitted(fun)
     return f.lower(*args, **kwargs)

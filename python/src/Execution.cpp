@@ -10,6 +10,7 @@
 #include "Core.h"
 
 #include "paddle/CostModel/Passes.h"
+#include "paddle/Execution/Aot.h"
 #include "paddle/Execution/Jit.h"
 #include "paddle/Pipelines/Pipelines.h"
 
@@ -381,6 +382,44 @@ void bindExecution(py::module_ &m) {
       py::arg("module"), py::arg("options") = "",
       "The LLVM-dialect IR of a clone of `module` after the CPU pipeline "
       "with the compile options, as text");
+  m.def(
+      "compile_aot",
+      [](PaddleModule &m, const std::string &path, const std::string &emit,
+         const std::string &text, const std::string &weights,
+         uint64_t sidecarThreshold, std::optional<std::string> symbolPrefix) {
+        mlir::paddle::CompileOptions compile = parseCompileOptions(text);
+        mlir::paddle::AotOptions options;
+        std::optional<mlir::paddle::ArtifactKind> kind =
+            mlir::paddle::parseArtifactKind(emit);
+        if (!kind)
+          throw py::value_error("emit must be 'so', 'exe', 'obj' or 'mlir'; "
+                                "got '" +
+                                emit + "'");
+        options.kind = *kind;
+        if (weights != "embed" && weights != "sidecar")
+          throw py::value_error("weights must be 'embed' or 'sidecar'; got '" +
+                                weights + "'");
+        options.sidecarWeights = weights == "sidecar";
+        options.sidecarThreshold = sidecarThreshold;
+        options.symbolPrefix = std::move(symbolPrefix);
+        DiagnosticCapture capture(m.ctx());
+        // Compilation lowers in place: the caller's module stays
+        // paddle-level.
+        mlir::OwningOpRef<mlir::ModuleOp> clone = m.get().clone();
+        llvm::Error error = [&] {
+          py::gil_scoped_release release;
+          return mlir::paddle::compileAheadOfTime(*clone, compile, options,
+                                                  path);
+        }();
+        if (error)
+          capture.fail(llvm::toString(std::move(error)));
+      },
+      py::arg("module"), py::arg("path"), py::arg("emit") = "so",
+      py::arg("options") = "", py::arg("weights") = "embed",
+      py::arg("sidecar_threshold") = 256, py::arg("symbol_prefix") = py::none(),
+      "Compiles a clone of `module` ahead of time into `path`, as "
+      "paddle-compile does: emit 'so' (plus PATH.h), 'exe', 'obj' or 'mlir'; "
+      "weights 'sidecar' puts large constants in PATH.weights");
   m.def(
       "set_num_threads",
       [](int32_t n) {

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PADDLE_TOOLS_PADDLE_COMPILE_SIDECARWEIGHTS_H
-#define PADDLE_TOOLS_PADDLE_COMPILE_SIDECARWEIGHTS_H
+#ifndef PADDLE_LIB_EXECUTION_SIDECARWEIGHTS_H
+#define PADDLE_LIB_EXECUTION_SIDECARWEIGHTS_H
 
 #include "llvm/ADT/StringRef.h"
 
@@ -51,4 +51,4 @@ SidecarWeights moveWeightsToSidecar(llvm::Module &module, uint64_t threshold);
 
 } // namespace mlir::paddle
 
-#endif // PADDLE_TOOLS_PADDLE_COMPILE_SIDECARWEIGHTS_H
+#endif // PADDLE_LIB_EXECUTION_SIDECARWEIGHTS_H
