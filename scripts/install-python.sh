@@ -9,4 +9,8 @@ cd "$(dirname "$0")/.."
 if [ -L .venv ]; then
   exit 0
 fi
-.venv/bin/pip install --no-build-isolation --no-deps -q .
+# scikit-build-core (pyproject.toml) builds the extension in the CMake build
+# directory scripts/build.sh made, so this only installs what is built.
+BUILD_DIR=${PADDLE_BUILD_DIR:-build}
+.venv/bin/pip install --no-build-isolation --no-deps -q \
+  --config-settings=build-dir="$BUILD_DIR" .
