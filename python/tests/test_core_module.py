@@ -3,6 +3,7 @@
 import os
 
 import numpy as np
+import pytest
 
 from paddle_mlir import _core as C
 
@@ -64,19 +65,23 @@ def test_run_passes_canonicalize_folds(ctx):
 
 def test_attributes_and_declarations(ctx):
     m = C.Module.parse(ctx, ADD)
-    m.set_function_attr("f", "paddle.test", "42 : i64")
-    m.set_arg_attr("f", 1, "paddle.note", '"b"')
+    m.set_function_attr("f", "user.test", "42 : i64")
+    m.set_arg_attr("f", 1, "user.note", '"b"')
     m.add_declaration("f_vjp", ["tensor<3xf32>", "tensor<3xf32>"],
                       ["tensor<3xf32>"])
     m.set_function_attr("f_vjp", "paddle.vjp_of", "@f")
     m.set_function_attr("f_vjp", "paddle.wrt", "array<i64: 0, 1>")
     m.verify()
     text = str(m)
-    assert "paddle.test = 42 : i64" in text
-    assert 'paddle.note = "b"' in text
+    assert "user.test = 42 : i64" in text
+    assert 'user.note = "b"' in text
     assert ("func.func private @f_vjp(tensor<3xf32>, tensor<3xf32>) -> "
             "tensor<3xf32> attributes {paddle.vjp_of = @f, "
             "paddle.wrt = array<i64: 0, 1>}") in text
+    # paddle.* attributes are declared (PaddleBase.td): another is an error.
+    m.set_function_attr("f", "paddle.test", "42 : i64")
+    with pytest.raises(C.MLIRError, match="unknown attribute 'paddle.test'"):
+        m.verify()
 
 
 def test_inline_call_from_another_module(ctx, rng):
