@@ -1,8 +1,9 @@
 """pm.nn: layers, losses and compiled training steps.
 
 Modules own their parameters (float32 numpy arrays) and buffers; forwards
-are written with pm.nn.functional and run eagerly on numpy arrays or traced
-inside pm.jit / pm.grad. `TrainStep` compiles forward, backward and the
+are written with pm.nn.functional, whose ops are the frontend's: eager on
+numpy arrays (compiled per signature, as every pm op) or traced inside
+pm.jit / pm.grad. `TrainStep` compiles forward, backward and the
 optimizer update into one function that updates the module's arrays in
 place. See docs/training.md.
 """
