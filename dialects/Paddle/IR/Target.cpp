@@ -69,8 +69,11 @@ llvm::Expected<llvm::json::Value> toJson(Attribute attr,
     return llvm::json::Value(s.getValue().str());
   if (auto flag = dyn_cast<BoolAttr>(attr))
     return llvm::json::Value(flag.getValue());
-  if (auto i = dyn_cast<IntegerAttr>(attr))
+  if (auto i = dyn_cast<IntegerAttr>(attr)) {
+    if (i.getValue().getSignificantBits() > 64)
+      return makeError(path + ": integer does not fit in 64 bits");
     return llvm::json::Value(i.getValue().getSExtValue());
+  }
   if (auto f = dyn_cast<FloatAttr>(attr))
     return llvm::json::Value(f.getValueAsDouble());
   return makeError(path + ": expected a dictionary, array, string, integer "

@@ -31,6 +31,12 @@ module attributes {paddle.target = #paddle.target<device = "tiny", vector_bits =
 
 // -----
 
+// expected-error @+1 {{$.cores: integer does not fit in 64 bits}}
+module attributes {paddle.target = #paddle.target<device = "tiny", vector_bits = 256, library = auto, precision = f32, spec = {name = "tiny", kind = "cpu", cores = 99999999999999999999999 : i128, peak_flops_per_s = {f32 = 1.0e9 : f64}, memory_bandwidth_bytes_per_s = 1.0e9 : f64, call_overhead_s = 0.0 : f64}>} {
+}
+
+// -----
+
 // expected-error @+2 {{expected ::mlir::paddle::LibraryChoice to be one of: auto, onednn, none}}
 // expected-error @+1 {{failed to parse Paddle_TargetAttr parameter 'library'}}
 module attributes {paddle.target = #paddle.target<device = "tiny", vector_bits = 256, library = mkl, precision = f32, spec = {}>} {
