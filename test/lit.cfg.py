@@ -11,6 +11,9 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mlir_obj_dir, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+# The built-in default device, whatever spec this machine's user installed
+# (paddle-calibrate --install keeps it in $XDG_CACHE_HOME).
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.mlir_obj_dir, "test-cache")
 
 llvm_config.use_default_substitutions()
 tool_dirs = [config.paddle_tools_dir, config.llvm_tools_dir]

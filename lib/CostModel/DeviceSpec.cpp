@@ -13,11 +13,13 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir::paddle;
 using json = nlohmann::ordered_json;
@@ -129,7 +131,7 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
   checkKnownKeys(r, root, "$",
                  {"name", "kind", "cores", "peak_flops_per_s",
                   "memory_bandwidth_bytes_per_s", "caches", "call_overhead_s",
-                  "link", "onednn", "codegen", "notes", "source"});
+                  "link", "onednn", "codegen", "notes", "source", "cpu_model"});
 
   if (const json *v = r.member(root, "$", "name", true))
     if (auto s = r.string(*v, "$.name"))
@@ -265,6 +267,9 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
   if (const json *v = r.member(root, "$", "source", false))
     if (auto s = r.string(*v, "$.source"))
       spec.source = *s;
+  if (const json *v = r.member(root, "$", "cpu_model", false))
+    if (auto s = r.string(*v, "$.cpu_model"))
+      spec.cpuModel = *s;
 
   if (r.failed())
     return std::nullopt;
@@ -363,9 +368,55 @@ std::string mlir::paddle::serializeDeviceSpec(const DeviceSpec &spec) {
         {"tiled_f32_efficiency", spec.codegen->tiledF32Efficiency},
         {"scalar_f32_efficiency", spec.codegen->scalarF32Efficiency},
         {"memory_efficiency", spec.codegen->memoryEfficiency}};
+  if (!spec.cpuModel.empty())
+    root["cpu_model"] = spec.cpuModel;
   if (!spec.notes.empty())
     root["notes"] = spec.notes;
   if (!spec.source.empty())
     root["source"] = spec.source;
   return root.dump(2) + "\n";
+}
+
+std::string mlir::paddle::getHostSpecPath() {
+  llvm::SmallString<256> path;
+  if (const char *cache = std::getenv("XDG_CACHE_HOME"); cache && *cache) {
+    path = cache;
+  } else {
+    const char *home = std::getenv("HOME");
+    if (!home || !*home)
+      return "";
+    path = home;
+    llvm::sys::path::append(path, ".cache");
+  }
+  llvm::sys::path::append(path, "paddle-mlir", "host.json");
+  return std::string(path);
+}
+
+std::string mlir::paddle::getHostCpuModel() {
+  auto buffer = llvm::MemoryBuffer::getFileAsStream("/proc/cpuinfo");
+  if (!buffer)
+    return "";
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    auto [key, value] = line.split(':');
+    if (key.trim() == "model name")
+      return value.trim().str();
+  }
+  return "";
+}
+
+std::optional<DeviceSpec> mlir::paddle::loadInstalledHostSpec() {
+  std::string path = getHostSpecPath();
+  if (path.empty() || !llvm::sys::fs::exists(path))
+    return std::nullopt;
+  llvm::Expected<DeviceSpec> spec = loadDeviceSpec(path);
+  if (!spec) {
+    llvm::consumeError(spec.takeError());
+    return std::nullopt;
+  }
+  std::string model = getHostCpuModel();
+  if (model.empty() || spec->cpuModel != model)
+    return std::nullopt;
+  return std::move(*spec);
 }

@@ -12,6 +12,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 _REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(_REPO / "python"))
 os.environ.setdefault("PADDLE_BUILD_DIR", str(_REPO / "build"))
+# The tests expect the built-in default device: a spec this machine's user
+# installed (paddle-calibrate --install, in $XDG_CACHE_HOME) would change
+# what modules without a target compile for. An empty cache instead.
+os.environ["XDG_CACHE_HOME"] = str(Path(os.environ["PADDLE_BUILD_DIR"]) / "test-cache")
 
 from paddle_testing import PADDLE_RUN  # noqa: E402
 

@@ -129,3 +129,35 @@ def test_calibrate_reports_an_unwritable_output(tmp_path):
 
 if __name__ == "__main__":
     pytest.main([__file__])
+
+
+def test_installed_host_spec_is_the_default(tmp_path):
+    """`paddle-calibrate --install` puts this machine's spec where the
+    compilers look: a module without a target then compiles for it (the IR
+    shows device "host"); a spec measured on another CPU model (a home
+    directory shared between machines) is ignored for the built-in default,
+    and so is one that does not parse."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    run = subprocess.run([BIN / "paddle-calibrate", "--quick", "--install"],
+                         capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    installed = tmp_path / "cache" / "paddle-mlir" / "host.json"
+    data = json.loads(installed.read_text())
+    assert data["name"] == "host" and data["cpu_model"]
+    module = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}\n"
+
+    def default_device():
+        proc = subprocess.run([BIN / "paddle-opt", "-", "--paddle-set-target"], input=module,
+                              capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split('#paddle.target<device = "')[1].split('"')[0]
+
+    assert default_device() == "host"
+    data["cpu_model"] = "Another CPU"
+    installed.write_text(json.dumps(data))
+    assert default_device() == "xeon-amx-2c"
+    installed.write_text("{not json")
+    assert default_device() == "xeon-amx-2c"
+    both = subprocess.run([BIN / "paddle-calibrate", "--quick", "--install", "-o",
+                           tmp_path / "x.json"], capture_output=True, text=True, env=env)
+    assert both.returncode == 1 and "give -o or --install, not both" in both.stderr

@@ -43,6 +43,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <immintrin.h>
@@ -71,6 +72,12 @@ static cl::opt<bool> quick("quick",
                            cl::desc("Short measurements (< 10 s in all)"));
 static cl::opt<std::string> deviceName("name", cl::desc("Name of the device"),
                                        cl::init("local-cpu"));
+static cl::opt<bool> install(
+    "install",
+    cl::desc("Write the spec (named 'host') where the compilers look for "
+             "this machine's spec: $XDG_CACHE_HOME/paddle-mlir/host.json "
+             "(default ~/.cache/...). Modules that name no device then "
+             "compile for it on this CPU model"));
 
 namespace {
 
@@ -780,10 +787,30 @@ int main(int argc, char **argv) {
       argc, argv,
       "paddle-calibrate: measure this CPU and write its device spec\n");
 
+  std::string path = outputPath;
+  if (install) {
+    if (outputPath.getNumOccurrences()) {
+      errs() << "paddle-calibrate: --install writes the installed spec; "
+                "give -o or --install, not both\n";
+      return 1;
+    }
+    path = getHostSpecPath();
+    if (path.empty()) {
+      errs() << "paddle-calibrate: --install: neither XDG_CACHE_HOME nor "
+                "HOME is set\n";
+      return 1;
+    }
+    if (std::error_code ec =
+            sys::fs::create_directories(sys::path::parent_path(path))) {
+      errs() << "paddle-calibrate: --install: cannot create '"
+             << sys::path::parent_path(path) << "': " << ec.message() << "\n";
+      return 1;
+    }
+  }
   // Open the output first: a bad path fails before seconds of measuring.
   // It is published only once the spec is complete.
   Expected<mlir::paddle::OutputFile> out =
-      mlir::paddle::OutputFile::create(outputPath);
+      mlir::paddle::OutputFile::create(path);
   if (!out) {
     errs() << "paddle-calibrate: " << toString(out.takeError()) << "\n";
     return 1;
@@ -799,7 +826,10 @@ int main(int argc, char **argv) {
   int reps = quick ? 3 : 10;
 
   DeviceSpec spec;
-  spec.name = deviceName;
+  spec.name = install && !deviceName.getNumOccurrences()
+                  ? std::string("host")
+                  : deviceName.getValue();
+  spec.cpuModel = getHostCpuModel();
   spec.kind = DeviceKind::Cpu;
   spec.cores = cores;
   // Many short bursts (~10 ms each) rather than a few long ones: on a

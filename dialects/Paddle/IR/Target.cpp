@@ -157,9 +157,14 @@ int64_t mlir::paddle::getHostVectorBits() {
 }
 
 TargetAttr mlir::paddle::getDefaultTarget(MLIRContext *context) {
-  // The built-in specs are part of the build (and tested): resolving the
-  // default cannot fail.
-  DeviceSpec spec = cantFail(resolveDeviceSpec(kDefaultDevice));
+  // Once per process: this machine's calibrated spec where
+  // `paddle-calibrate --install` measured this CPU, else the built-in
+  // default (part of the build and tested: resolving it cannot fail).
+  static const DeviceSpec spec = [] {
+    if (std::optional<DeviceSpec> host = loadInstalledHostSpec())
+      return std::move(*host);
+    return cantFail(resolveDeviceSpec(kDefaultDevice));
+  }();
   return TargetAttr::get(context, spec, getHostVectorBits(),
                          LibraryChoice::Auto, Precision::F32);
 }

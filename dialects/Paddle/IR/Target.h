@@ -23,16 +23,19 @@
 
 namespace mlir::paddle {
 
-/// The device spec a module compiles for when nothing names one. The only
-/// place the default is written.
+/// The device spec a module compiles for when nothing names one and no
+/// calibrated host spec is installed (getDefaultTarget). The only place the
+/// default is written.
 inline constexpr llvm::StringLiteral kDefaultDevice = "xeon-amx-2c";
 
 /// The widest vector registers of the host CPU, which the JIT and
 /// paddle-compile generate code for: 512 with AVX-512, else 256.
 int64_t getHostVectorBits();
 
-/// The target of a module that names none: the kDefaultDevice spec, the
-/// host's vector width, library `auto`, precision `f32`.
+/// The target of a module that names none: this machine's spec if
+/// `paddle-calibrate --install` measured this CPU (loadInstalledHostSpec),
+/// else the kDefaultDevice spec; the host's vector width, library `auto`,
+/// precision `f32`.
 TargetAttr getDefaultTarget(MLIRContext *context);
 
 /// The target of the module that holds `op` (or is `op`), or null.

@@ -101,6 +101,9 @@ struct DeviceSpec {
   std::optional<CodegenSpec> codegen;
   std::string notes;
   std::string source;
+  /// The CPU a calibrated spec was measured on (/proc/cpuinfo's model
+  /// name; JSON "cpu_model", optional).
+  std::string cpuModel;
 
   /// Peak FLOP/s for `type`. A type the spec leaves out uses f32's peak
   /// (f64: half of it), the rate our code generation reaches on CPUs that
@@ -123,6 +126,19 @@ std::vector<std::string> builtinDeviceNames();
 /// A built-in spec by name, or, when `nameOrPath` is not one, the spec file
 /// at that path. The error of an unknown name lists the built-in ones.
 llvm::Expected<DeviceSpec> resolveDeviceSpec(llvm::StringRef nameOrPath);
+
+/// Where `paddle-calibrate --install` keeps this machine's spec:
+/// $XDG_CACHE_HOME/paddle-mlir/host.json (default ~/.cache/...); empty
+/// when there is no home directory.
+std::string getHostSpecPath();
+
+/// This CPU's model name (/proc/cpuinfo), or empty.
+std::string getHostCpuModel();
+
+/// The installed host spec when it was measured on this CPU model: a file
+/// that is missing, does not parse or names another CPU (a home directory
+/// shared between machines) gives nullopt.
+std::optional<DeviceSpec> loadInstalledHostSpec();
 
 /// The spec as JSON text that parseDeviceSpec reads back.
 std::string serializeDeviceSpec(const DeviceSpec &spec);
