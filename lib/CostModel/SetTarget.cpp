@@ -22,11 +22,8 @@ struct SetTargetPass : paddle::impl::SetTargetPassBase<SetTargetPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetAttr base = lookupTarget(module);
-    if (!base)
-      base = getDefaultTarget(module.getContext());
     llvm::Expected<TargetAttr> result =
-        applyTargetChanges(base, target.getChanges());
+        applyTargetChanges(getTargetOrDefault(module), target.getChanges());
     if (!result) {
       module.emitError() << "paddle-set-target: "
                          << llvm::toString(result.takeError());

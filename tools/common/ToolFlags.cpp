@@ -51,7 +51,7 @@ std::string mlir::paddle::getCompileFlagsText() {
     if (!text.empty())
       text += ' ';
     // Option text separates options by spaces: quote a value with one.
-    bool quote = value.contains(' ') || value.empty();
+    bool quote = value.contains(' ');
     text += (name + "=" + (quote ? "\"" + value + "\"" : value)).str();
   };
   for (const auto &flag : state.booleans)

@@ -294,27 +294,28 @@ auto withBF16Fallback(memory::data_type in, memory::data_type &compute,
   return make(compute);
 }
 
-/// Runs `body`, turning a oneDNN error into a message. Returns false on
-/// error (and fills `error`).
-template <typename Body>
-bool guarded(const char *what, char *error, size_t size, Body body) {
-  try {
-    body();
-    return true;
-  } catch (const dnnl::error &e) {
-    std::snprintf(error, size, "oneDNN %s failed: %s (dnnl status %d)", what,
-                  e.what(), static_cast<int>(e.status));
-  } catch (const std::exception &e) {
-    std::snprintf(error, size, "oneDNN %s failed: %s", what, e.what());
-  }
-  return false;
-}
-
 [[noreturn]] void fail(const char *error);
 
 constexpr size_t kErrorSize = 512;
 /// This thread's buffer for the error message of a failed call (fail()).
 extern thread_local char errorBuffer[kErrorSize];
+
+/// Runs `body` for the kernel `what`; a oneDNN error or another exception
+/// ends the call through fail() with a message naming `what`.
+template <typename Body> void guarded(const char *what, Body body) {
+  try {
+    body();
+    return;
+  } catch (const dnnl::error &e) {
+    std::snprintf(errorBuffer, kErrorSize,
+                  "oneDNN %s failed: %s (dnnl status %d)", what, e.what(),
+                  static_cast<int>(e.status));
+  } catch (const std::exception &e) {
+    std::snprintf(errorBuffer, kErrorSize, "oneDNN %s failed: %s", what,
+                  e.what());
+  }
+  fail(errorBuffer);
+}
 
 /// Reordered constant weights, by primitive (its cache entry, which lives
 /// as long as the process and stands for its key) and the weights' address.

@@ -306,7 +306,7 @@ void matmulCall(const paddle_unranked_memref_t *a,
                 const paddle_unranked_memref_t *program, int64_t aMap,
                 int64_t bMap, int64_t cMap, int64_t accumulate,
                 memory::data_type in) {
-  bool ok = guarded("matmul", errorBuffer, kErrorSize, [&] {
+  guarded("matmul", [&] {
     int64_t rank = c->rank;
     if (rank < 2 || rank > kMaxDims)
       throw std::invalid_argument("the output has rank " +
@@ -327,8 +327,6 @@ void matmulCall(const paddle_unranked_memref_t *a,
       throw std::invalid_argument("an empty contraction with post-ops");
     matmul(la, lb, lc, accumulate != 0, prog, operands, stateWord(*state), in);
   });
-  if (!ok)
-    fail(errorBuffer);
 }
 
 } // namespace
