@@ -2,7 +2,8 @@
 # Side-by-side benchmark against peers (issue 5); a measurement, not a test.
 #
 #   bash scripts/bench.sh [--no-install] [compare.py options]
-#     e.g. --quick (a few workloads, 3 repetitions, a couple of minutes),
+#     e.g. --quick (a few workloads, 3 repetitions, one run, minutes),
+#          --runs 2 (the default: every claim from two runs),
 #          --only 'gemm|resnet18', --reps 20, --threads 1,2, --budget 60,
 #          --burst-rounds 0 (no back-to-back GEMM table; default 10 rounds)
 #

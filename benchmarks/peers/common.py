@@ -145,14 +145,53 @@ def ratio_text(ours, best, best_cell=None):
     return text
 
 
-def latency_table(rows, peers, ours, wanted_reps):
+def run_claims(per_run_cells, ours, other_load=None, limit=None):
+    """Each run's ours / best (ratio_text, best measured in that run) and
+    the verdict over the runs: (texts, verdict). `other_load` lists each
+    run's other-load cores (LoadMeter); a run above `limit` is loaded."""
+    texts, intervals, loaded = [], [], []
+    for r, cells in enumerate(per_run_cells):
+        load = other_load[r] if other_load else None
+        loaded.append(limit is not None and load is not None and load > limit)
+        if cells is None:
+            texts.append("-")
+            intervals.append(None)
+            continue
+        name, best = best_peer(cells, ours)
+        mine = cells.get(ours)
+        texts.append(ratio_text(mine, best, cells.get(name)))
+        ok = isinstance(mine, dict) and isinstance(cells.get(name), dict)
+        intervals.append(ratio_interval(mine["samples_ms"], cells[name]["samples_ms"])
+                         if ok else None)
+    return texts, verdict(intervals, loaded)
+
+
+def _load_text(loads, limit):
+    """Per-run other load in cores, `!` where over the limit."""
+    return " · ".join("-" if x is None else f"{x:.1f}" + ("!" if limit is not None and x > limit
+                                                          else "")
+                      for x in loads)
+
+
+def latency_table(rows, peers, ours, wanted_reps, limit=None):
     """rows: [{"workload", "threads", "cells": {peer: summary|error|None}}]
     -> markdown with one column per peer (median ms), the best peer and
-    ours / best; a `load` column (1-minute load average when the row was
-    measured) when the rows carry one."""
-    has_load = any("load" in r for r in rows)
-    head = ["workload", "threads"] + peers + ["best peer", "ours / best"]
-    align = ["---", "---:"] + ["---:"] * len(peers) + ["---", "---:"]
+    ours / best. Rows merged from several runs (merge_runs: "runs",
+    "other_load") show ours / best of each run, the verdict and each run's
+    other load instead; a single run's rows show their `load` column (load
+    average) when they carry one."""
+    merged = any("runs" in r for r in rows)
+    several = any(len(r.get("runs", [])) > 1 for r in rows)
+    has_load = not merged and any("load" in r for r in rows)
+    head = ["workload", "threads"] + peers + ["best peer"]
+    align = ["---", "---:"] + ["---:"] * len(peers) + ["---"]
+    if merged:
+        head += ["ours / best" + (", each run" if several else "")]
+        head += ["verdict"] if several else []
+        head += ["other load (cores)"]
+        align += ["---:"] + (["---"] if several else []) + ["---:"]
+    else:
+        head, align = head + ["ours / best"], align + ["---:"]
     if has_load:
         head, align = head + ["load"], align + ["---:"]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
@@ -160,8 +199,14 @@ def latency_table(rows, peers, ours, wanted_reps):
         cells = row["cells"]
         name, best = best_peer(cells, ours)
         vals = [row["workload"], str(row["threads"])]
-        vals += [fmt_cell(cells.get(p), wanted_reps) for p in peers]
-        vals += [name or "-", ratio_text(cells.get(ours), best, cells.get(name))]
+        vals += [fmt_cell(cells.get(p), wanted_reps * len(row.get("runs", [0]))) for p in peers]
+        vals.append(name or "-")
+        if merged:
+            texts, v = run_claims(row["runs"], ours, row.get("other_load"), limit)
+            vals += [" · ".join(texts)] + ([v] if several else [])
+            vals.append(_load_text(row.get("other_load", []), limit))
+        else:
+            vals.append(ratio_text(cells.get(ours), best, cells.get(name)))
         if has_load:
             vals.append(f"{row['load']:.1f}" if "load" in row else "-")
         lines.append("| " + " | ".join(vals) + " |")
@@ -181,7 +226,9 @@ def throughput_table(rows, flops, ours, library):
     markdown: GFLOP/s (of the median sample) and % of peak (percent_of_peak)
     of `ours` and of the fastest other peer, ours / best with its interval,
     and ours over `library` (a reference implementation's median). Rows
-    without back-to-back cells are left out."""
+    merged from several runs pool the samples for the GFLOP/s and % of peak
+    and give both ratios of each run ("run 1 · run 2"). Rows without
+    back-to-back cells are left out."""
     lines = ["| GEMM | threads | ours GFLOP/s | ours % of peak | best peer "
              "| best peer GFLOP/s | best peer % of peak | ours / best "
              f"| ours / {library} |",
@@ -200,12 +247,15 @@ def throughput_table(rows, flops, ours, library):
         f = flops[row["workload"]]
         mine = cells.get(ours)
         name, best = best_peer(cells, ours)
+        per_run = [c for c in row.get("back_to_back_runs", [cells]) if c is not None]
+        vs_best = " · ".join(ratio_text(c.get(ours), best_peer(c, ours)[1],
+                                        c.get(best_peer(c, ours)[0])) for c in per_run)
+        vs_lib = " · ".join(median_ratio(c.get(ours), c.get(library)) for c in per_run)
         lines.append(
             f"| {row['workload']} | {row['threads']} | "
             f"{gflops(mine, f) if isinstance(mine, dict) else fmt_cell(mine)} | "
             f"{pct(mine, f)} | {name or '-'} | {gflops(cells.get(name), f)} | "
-            f"{pct(cells.get(name), f)} | {ratio_text(mine, best, cells.get(name))} | "
-            f"{median_ratio(mine, cells.get(library))} |")
+            f"{pct(cells.get(name), f)} | {vs_best} | {vs_lib} |")
     return "\n".join(lines)
 
 
@@ -276,3 +326,163 @@ def run_after_untimed(peer):
         return both()
     peer.run()
     return peer.run()
+
+
+# ---------------------------------------------------------------- load guard
+def parse_proc_stat_busy(text):
+    """Busy jiffies of the whole machine from /proc/stat's first line:
+    user, nice, system, irq, softirq and steal (time the hypervisor gave
+    another guest, which a timed call on a VM loses too)."""
+    fields = text.splitlines()[0].split()
+    if fields[0] != "cpu":
+        raise ValueError("/proc/stat: first line is not the cpu total")
+    v = [int(x) for x in fields[1:9]]
+    return v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+
+
+def parse_pid_stat(text):
+    """(pid, ppid, jiffies) of one /proc/PID/stat: its own user and system
+    time plus that of the children it has waited for (a finished compile
+    subprocess counts through its parent)."""
+    pid = int(text[:text.index(" ")])
+    rest = text[text.rindex(")") + 2:].split()
+    # rest[0] is field 3 (state); utime, stime, cutime, cstime are 14-17.
+    return pid, int(rest[1]), sum(int(x) for x in rest[11:15])
+
+
+def tree_jiffies(stats, root):
+    """Jiffies of `root` and all its descendants, from parse_pid_stat
+    tuples of every process."""
+    children = {}
+    for pid, ppid, _ in stats:
+        children.setdefault(ppid, []).append(pid)
+    own = {pid: j for pid, _, j in stats}
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += own.get(pid, 0)
+        todo += children.get(pid, [])
+    return total
+
+
+def other_cores(busy0, busy1, own0, own1, seconds, hz):
+    """Cores kept busy by everything but this benchmark's process tree over
+    `seconds`: the machine's busy jiffies less ours, per second."""
+    if seconds <= 0:
+        return 0.0
+    return max(0.0, ((busy1 - busy0) - (own1 - own0)) / hz / seconds)
+
+
+class LoadMeter:
+    """Other load while a row is measured (Linux /proc; None elsewhere):
+    start(), then cores() = the cores other processes and other guests used
+    since, on average."""
+
+    def __init__(self, root=None):
+        import os
+        self.root = root or os.getpid()
+        self.hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self.mark = None
+
+    def _sample(self):
+        import os
+        import time
+        try:
+            with open("/proc/stat") as f:
+                busy = parse_proc_stat_busy(f.read())
+        except OSError:
+            return None
+        stats = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    stats.append(parse_pid_stat(f.read()))
+            except (OSError, ValueError):
+                continue  # it ended while we looked
+        return time.perf_counter(), busy, tree_jiffies(stats, self.root)
+
+    def start(self):
+        self.mark = self._sample()
+
+    def cores(self):
+        now = self._sample()
+        if now is None or self.mark is None:
+            return None
+        (t0, b0, o0), (t1, b1, o1) = self.mark, now
+        return other_cores(b0, b1, o0, o1, t1 - t0, self.hz)
+
+
+def verdict(intervals, loaded):
+    """One claim from several runs: `intervals` is each run's (low, high)
+    bootstrap interval of ours / best (None where a run has too few
+    samples), `loaded` whether other load was over the limit in that run.
+    "ahead" / "behind" when every run's interval lies below / above 1.00,
+    "tie" when every interval holds 1.00 or they disagree by no more,
+    "mixed" when one run says ahead and another behind, "void" when a run
+    was under load or fewer than two runs have an interval."""
+    if any(loaded) or sum(iv is not None for iv in intervals) < 2:
+        return "void"
+    ahead = [iv[1] < 1.0 for iv in intervals if iv]
+    behind = [iv[0] > 1.0 for iv in intervals if iv]
+    if all(ahead):
+        return "ahead"
+    if all(behind):
+        return "behind"
+    if any(ahead) and any(behind):
+        return "mixed"
+    return "tie"
+
+
+def merge_runs(runs):
+    """Rows of several runs of the same workloads -> one row per (workload,
+    threads): "cells" pools every run's samples per peer (summarize, peaks
+    kept with their calls), "runs" keeps each run's own cells (None where
+    the run lacks the row), and likewise "back_to_back" / "back_to_back_runs";
+    "load" and "other_load" become per-run lists."""
+    order, merged = [], {}
+    for r, rows in enumerate(runs):
+        for row in rows:
+            key = (row["workload"], row["threads"])
+            if key not in merged:
+                order.append(key)
+                merged[key] = {"workload": row["workload"], "threads": row["threads"],
+                               "runs": [None] * len(runs), "b2b_runs": [None] * len(runs),
+                               "load": [None] * len(runs), "other_load": [None] * len(runs)}
+            m = merged[key]
+            m["runs"][r] = row["cells"]
+            m["b2b_runs"][r] = row.get("back_to_back")
+            m["load"][r] = row.get("load")
+            m["other_load"][r] = row.get("other_load")
+    out = []
+    for key in order:
+        m = merged[key]
+        m["cells"] = _pool([c for c in m["runs"] if c is not None])
+        b2b = m.pop("b2b_runs")
+        if any(c is not None for c in b2b):
+            m["back_to_back"] = _pool([c for c in b2b if c is not None])
+            m["back_to_back_runs"] = b2b
+        out.append(m)
+    return out
+
+
+def _pool(cells_list):
+    """{peer: summary} of several runs -> one: the samples (and peaks) of
+    every run in run order; a peer with an error in any run keeps the first
+    error text unless another run measured it."""
+    peers = []
+    for cells in cells_list:
+        peers += [p for p in cells if p not in peers]
+    out = {}
+    for p in peers:
+        measured = [c[p] for c in cells_list if isinstance(c.get(p), dict)]
+        if not measured:
+            out[p] = next((c[p] for c in cells_list if c.get(p) is not None), None)
+            continue
+        ms = [x for c in measured for x in c["samples_ms"]]
+        peaks = None
+        if all("peaks" in c for c in measured):
+            peaks = [x for c in measured for x in c["peaks"]]
+        out[p] = summarize([x / 1e3 for x in ms], peaks)
+    return out

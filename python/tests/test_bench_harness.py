@@ -247,3 +247,86 @@ def test_replace_section_appends_then_replaces():
     assert twice.count(common.BEGIN_MARKER) == 1 and twice.endswith("## After\n")
     with pytest.raises(ValueError, match="without end marker"):
         common.replace_section("x " + common.BEGIN_MARKER, "t")
+
+
+def test_load_guard_parses_proc_and_counts_only_other_processes():
+    stat = "cpu  100 5 50 1000 7 3 2 10 0 0\ncpu0 50 2 25 500 3 1 1 5 0 0\n"
+    # user + nice + system + irq + softirq + steal; idle and iowait are not busy.
+    assert common.parse_proc_stat_busy(stat) == 100 + 5 + 50 + 3 + 2 + 10
+    with pytest.raises(ValueError):
+        common.parse_proc_stat_busy("intr 1 2 3\n")
+    # A command with spaces and parentheses; utime 11, stime 12, cutime 13, cstime 14.
+    line = ("4242 (my (odd) cmd) S 17 4242 4242 0 -1 4194560 100 0 0 0 "
+            "11 12 13 14 20 0 1 0 100 0 0")
+    assert common.parse_pid_stat(line) == (4242, 17, 50)
+    stats = [(1, 0, 5), (10, 1, 7), (11, 10, 3), (12, 10, 4), (20, 1, 100)]
+    assert common.tree_jiffies(stats, 10) == 14   # 10 and its children 11, 12
+    assert common.tree_jiffies(stats, 99) == 0
+    # 300 busy jiffies over 1 s at 100 Hz, 120 of them ours: 1.8 cores others.
+    assert common.other_cores(0, 300, 0, 120, 1.0, 100) == pytest.approx(1.8)
+    assert common.other_cores(0, 100, 0, 120, 1.0, 100) == 0.0   # clock skew: not negative
+    assert common.other_cores(0, 100, 0, 0, 0.0, 100) == 0.0
+
+
+def test_load_meter_sees_a_busy_child_as_ours_and_reads_this_machine():
+    meter = common.LoadMeter()
+    meter.start()
+    x = 0
+    for i in range(200000):
+        x += i
+    cores = meter.cores()
+    # Our own busy loop is not other load; the machine is shared, so only
+    # the bounds are certain.
+    assert cores is not None and 0.0 <= cores <= (__import__("os").cpu_count() or 1) + 0.5
+
+
+def test_verdict_needs_every_run_to_agree_and_no_load():
+    assert common.verdict([(0.8, 0.9), (0.85, 0.95)], [False, False]) == "ahead"
+    assert common.verdict([(1.1, 1.2), (1.05, 1.3)], [False, False]) == "behind"
+    assert common.verdict([(0.8, 0.9), (0.9, 1.1)], [False, False]) == "tie"
+    assert common.verdict([(0.8, 0.9), (1.1, 1.2)], [False, False]) == "mixed"
+    assert common.verdict([(0.8, 0.9), (0.8, 0.9)], [False, True]) == "void"
+    assert common.verdict([(0.8, 0.9), None], [False, False]) == "void"
+    assert common.verdict([(0.8, 0.9)], [False]) == "void"
+
+
+def _cell(ms, peaks=None):
+    return common.summarize([x / 1e3 for x in ms], peaks)
+
+
+def test_merge_runs_pools_samples_and_keeps_each_run():
+    run1 = [{"workload": "w", "threads": 1, "load": 0.5, "other_load": 0.0,
+             "cells": {"ours": _cell([1, 1, 1, 1, 1]), "b": _cell([2, 2, 2, 2, 2]),
+                       "c": "error: x"}}]
+    run2 = [{"workload": "w", "threads": 1, "load": 0.7, "other_load": 0.4,
+             "cells": {"ours": _cell([3, 3, 3, 3, 3]), "b": _cell([2, 2, 2, 2, 2]),
+                       "c": _cell([9] * 5)}},
+            {"workload": "v", "threads": 2, "cells": {"ours": _cell([1] * 5)}}]
+    rows = common.merge_runs([run1, run2])
+    assert [(r["workload"], r["threads"]) for r in rows] == [("w", 1), ("v", 2)]
+    w = rows[0]
+    assert w["cells"]["ours"]["n"] == 10 and w["cells"]["ours"]["median_ms"] == pytest.approx(2)
+    assert w["cells"]["c"]["n"] == 5            # the run that measured it
+    assert w["runs"][0]["ours"]["median_ms"] == pytest.approx(1)
+    assert w["other_load"] == [0.0, 0.4] and w["load"] == [0.5, 0.7]
+    assert rows[1]["runs"][0] is None           # run 1 lacks the row
+    texts, v = common.run_claims(w["runs"], "ours", w["other_load"], limit=0.25)
+    assert texts[0].startswith("0.50x") and texts[1].startswith("1.50x")
+    assert v == "void"                          # run 2 was under load
+    texts, v = common.run_claims(w["runs"], "ours", w["other_load"], limit=1.0)
+    assert v == "mixed"
+    table = common.latency_table(rows, ["ours", "b", "c"], "ours", 5, limit=0.25)
+    assert "ours / best, each run" in table and "verdict" in table
+    assert "| 0.0 · 0.4! |" in table and "| void |" in table
+
+
+def test_pool_keeps_peaks_with_their_calls():
+    a = _cell([1, 2, 3], peaks=[10.0, 20.0, 30.0])
+    b = _cell([4, 5], peaks=[40.0, 50.0])
+    pooled = common.merge_runs([[{"workload": "g", "threads": 1, "cells": {"p": a},
+                                  "back_to_back": {"p": a}}],
+                                [{"workload": "g", "threads": 1, "cells": {"p": b},
+                                  "back_to_back": {"p": b}}]])[0]
+    assert pooled["back_to_back"]["p"]["samples_ms"] == pytest.approx([1, 2, 3, 4, 5])
+    assert pooled["back_to_back"]["p"]["peaks"] == [10.0, 20.0, 30.0, 40.0, 50.0]
+    assert len(pooled["back_to_back_runs"]) == 2
