@@ -14,6 +14,8 @@ APT_PACKAGES=(
   libdnnl-dev ocl-icd-opencl-dev opencl-headers
   # memcheck runs of the passes (python/tests/test_memcheck.py).
   valgrind
+  # The MPI backend of the collectives (docs/distributed.md).
+  mpich libmpich-dev
 )
 
 missing=()

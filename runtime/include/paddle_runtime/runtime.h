@@ -40,6 +40,10 @@ typedef enum paddle_status_code {
   PADDLE_OUT_OF_MEMORY = 4,
   PADDLE_UNSUPPORTED = 5,
   PADDLE_INTERNAL = 6,
+  /* A wait ran past its timeout (a collective whose peers did not arrive). */
+  PADDLE_DEADLINE_EXCEEDED = 7,
+  /* Another party failed and gave up (a rank that called paddle_comm_abort). */
+  PADDLE_ABORTED = 8,
 } paddle_status_code_t;
 
 /* NULL means success; any other status must be freed with paddle_status_free.
