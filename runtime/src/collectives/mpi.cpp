@@ -160,7 +160,7 @@ private:
 
 paddle_status_t MpiComm::wait(MPI_Request *request, const std::string &what) {
   Clock::time_point start = Clock::now(), deadline = start + timeout;
-  for (int spins = 0;; ++spins) {
+  for (;;) {
     int done = 0;
     if (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       return fail(PADDLE_INTERNAL, what + ": MPI reported an error");
@@ -186,10 +186,13 @@ paddle_status_t MpiComm::wait(MPI_Request *request, const std::string &what) {
                   what + " timed out after " + seconds +
                       ": another rank did not arrive or died");
     }
-    // Spin briefly (collectives are usually quick), then back off.
-    if (spins > 1000)
-      std::this_thread::sleep_for(std::chrono::microseconds(
-          now - start > std::chrono::milliseconds(10) ? 200 : 20));
+    // MPI progresses a nonblocking call only inside MPI_Test: keep testing,
+    // yielding the core to the other ranks (more ranks than cores is
+    // common here); sleep only once the call has waited a second.
+    if (now - start < std::chrono::seconds(1))
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 }
 
