@@ -111,8 +111,10 @@ struct Group {
     cv.notify_all();
   }
 
-  /// Rendezvous of all ranks; `what` names the step for a timeout message.
-  paddle_status_t arrive(int rank, const std::string &what) {
+  /// Rendezvous of all ranks in a collective of `kind`; `finishing` for the
+  /// one after the work. Both only name the step in a timeout message, which
+  /// is the only place a string is built.
+  paddle_status_t arrive(int rank, Kind kind, bool finishing) {
     std::unique_lock<std::mutex> lock(mu);
     if (broken)
       return brokenStatus(rank);
@@ -133,6 +135,9 @@ struct Group {
         for (int r = 0; r < size; ++r)
           if (!arrivedMask[r])
             missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+        std::string what = paddle::collectives::kindName(kind);
+        if (finishing)
+          what += " (waiting for the other ranks to finish)";
         breakGroup(PADDLE_DEADLINE_EXCEEDED,
                    what + " timed out after " + secondsText() + ": rank" +
                        (missing.find(',') == std::string::npos ? " " : "s ") +
@@ -193,7 +198,6 @@ void reduceShare(const std::vector<Slot> &slots, const Request &req,
 
 paddle_status_t LocalComm::collective(const Request &request, const void *send,
                                       void *recv) {
-  std::string what = std::string(paddle::collectives::kindName(request.kind));
   {
     // A rank that saw the group break must not touch its slot while the
     // others may still read the slots of the failed collective.
@@ -202,7 +206,8 @@ paddle_status_t LocalComm::collective(const Request &request, const void *send,
       return group.brokenStatus(myRank);
     group.slots[myRank] = {request, send, recv};
   }
-  if (paddle_status_t s = group.arrive(myRank, what))
+  if (paddle_status_t s =
+          group.arrive(myRank, request.kind, /*finishing=*/false))
     return s;
   const std::vector<Slot> &slots = group.slots;
   for (const Slot &slot : slots) {
@@ -247,8 +252,7 @@ paddle_status_t LocalComm::collective(const Request &request, const void *send,
   case Kind::Barrier:
     break; // the second rendezvous keeps the slots still while others check
   }
-  return group.arrive(myRank,
-                      what + " (waiting for the other ranks to finish)");
+  return group.arrive(myRank, request.kind, /*finishing=*/true);
 }
 
 paddle_status_t LocalComm::send(const void *buf, size_t bytes, int dest,

@@ -143,10 +143,11 @@ private:
     return paddle_status_create(brokenCode, "rank %d of %d: %s", myRank, mySize,
                                 brokenReason.c_str());
   }
-  paddle_status_t tooLarge(const char *what, size_t count) {
+  /// `amount` is elements for a collective, bytes for send/recv.
+  paddle_status_t tooLarge(const char *what, size_t amount, const char *unit) {
     return paddle_status_create(PADDLE_UNSUPPORTED,
-                                "%s of %zu elements: MPI counts are int", what,
-                                count);
+                                "%s of %zu %s: MPI counts are int", what,
+                                amount, unit);
   }
 
   MPI_Comm comm, control;
@@ -202,7 +203,8 @@ paddle_status_t MpiComm::collective(const Request &req, const void *send,
     return brokenStatus();
   std::string what = req.str();
   if (req.count > static_cast<size_t>(INT32_MAX) / mySize)
-    return tooLarge(paddle::collectives::kindName(req.kind), req.count);
+    return tooLarge(paddle::collectives::kindName(req.kind), req.count,
+                    "elements");
   int count = static_cast<int>(req.count);
   MPI_Datatype type = mpiType(req.dtype);
   MPI_Request request;
@@ -237,7 +239,7 @@ paddle_status_t MpiComm::send(const void *buf, size_t bytes, int dest,
   if (broken)
     return brokenStatus();
   if (bytes > static_cast<size_t>(INT32_MAX))
-    return tooLarge("send", bytes);
+    return tooLarge("send", bytes, "bytes");
   // MPI_Isend then wait: like MPI_Send, it returns once buf may be reused.
   MPI_Request request;
   MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm, &request);
@@ -249,7 +251,7 @@ paddle_status_t MpiComm::recv(void *buf, size_t bytes, int source, int tag) {
   if (broken)
     return brokenStatus();
   if (bytes > static_cast<size_t>(INT32_MAX))
-    return tooLarge("recv", bytes);
+    return tooLarge("recv", bytes, "bytes");
   std::string what = "recv from rank " + std::to_string(source) + " (tag " +
                      std::to_string(tag) + ")";
   // Probe first, so that a message of another size is an error, not MPI's
