@@ -116,7 +116,8 @@ TEST_P(AllReduceTest, MatchesSerialReferenceOnEveryRank) {
                                     PADDLE_F32, op);
     }));
     for (int r = 0; r < n; ++r)
-      ASSERT_EQ(0, memcmp(out[r].data(), want.data(), count * sizeof(float)))
+      ASSERT_TRUE(count == 0 || memcmp(out[r].data(), want.data(),
+                                       count * sizeof(float)) == 0)
           << "rank " << r << " count " << count;
   }
 }

@@ -9,20 +9,28 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "paddle_runtime/collectives.h"
 #include "paddle_runtime/runtime.h"
+#include "spmd_run.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <string>
 #include <sys/stat.h>
 #include <system_error>
 #include <thread>
 #include <vector>
+
+// MPI is in paddle_runtime_mpi, which only programs run under mpirun link:
+// where it is absent, the address is null.
+#pragma weak paddle_mpi_comm_create
 
 namespace {
 
@@ -69,7 +77,18 @@ struct RunFlags {
   std::string function, outputDir, trace, memoryLimit;
   std::vector<std::string> inputs;
   int64_t bench = 0, concurrency = 0;
+  /// --mesh N: run an SPMD function on N in-process devices.
+  int64_t mesh = 0;
+  double collectiveTimeout = 300;
 };
+
+constexpr int64_t kMaxMeshDevices = 1024;
+
+/// Whether this process was started by mpirun (MPICH's Hydra or Open MPI).
+bool underMpirun() {
+  return getenv("PMI_RANK") || getenv("PMI_SIZE") ||
+         getenv("OMPI_COMM_WORLD_SIZE");
+}
 
 /// Parses a whole number in [min, max] (no sign, no suffix, no overflow).
 bool parseCount(const std::string &text, int64_t min, int64_t max,
@@ -104,7 +123,12 @@ const char *const kUsage =
     "  --memory-limit B    bytes one call may hold at once (suffixes K, M, "
     "G)\n"
     "  --trace T.json      write per-call and per-kernel timings (Chrome "
-    "trace)\n";
+    "trace)\n"
+    "  --mesh N            run a function partitioned for a device mesh on N\n"
+    "                      in-process devices (under mpirun: one per "
+    "process)\n"
+    "  --collective-timeout S  seconds a device waits for the others in a\n"
+    "                      collective before failing (default 300)\n";
 
 class Driver {
 public:
@@ -123,6 +147,8 @@ private:
   int parseFlags(std::vector<char *> &rest, bool &help);
   int callAndCheck(paddle_session_t session, int32_t index,
                    const paddle_function_signature_t &sig);
+  /// Chooses how an SPMD function runs (--mesh or mpirun); -1 to go on.
+  int setUpMesh(const paddle_function_signature_t &sig);
 
   int argc;
   char **argv;
@@ -130,6 +156,12 @@ private:
   RunFlags flags;
   bool functionGiven = false;
   Tensors args;
+  /// Under mpirun: this process's communicator; only rank 0 writes.
+  paddle_comm_t world = nullptr;
+  bool writer = true;
+
+public:
+  ~Driver() { paddle_comm_release(world); }
 };
 
 int Driver::parseFlags(std::vector<char *> &rest, bool &help) {
@@ -158,9 +190,11 @@ int Driver::parseFlags(std::vector<char *> &rest, bool &help) {
         inlineValue = true;
       }
     }
-    static const char *const kTaken[] = {
-        "function", "input",       "output-dir",   "bench",
-        "threads",  "concurrency", "memory-limit", "trace"};
+    static const char *const kTaken[] = {"function",     "input",
+                                         "output-dir",   "bench",
+                                         "threads",      "concurrency",
+                                         "memory-limit", "trace",
+                                         "mesh",         "collective-timeout"};
     if (std::find_if(std::begin(kTaken), std::end(kTaken), [&](const char *f) {
           return name == f;
         }) == std::end(kTaken)) {
@@ -192,6 +226,18 @@ int Driver::parseFlags(std::vector<char *> &rest, bool &help) {
       if (!parseCount(value, 0, kMaxConcurrency, flags.concurrency))
         return fail("--concurrency expects a number of threads from 0 to " +
                     std::to_string(kMaxConcurrency) + ", got '" + value + "'");
+    } else if (name == "mesh") {
+      if (!parseCount(value, 1, kMaxMeshDevices, flags.mesh))
+        return fail("--mesh expects a number of devices from 1 to " +
+                    std::to_string(kMaxMeshDevices) + ", got '" + value + "'");
+    } else if (name == "collective-timeout") {
+      char *end = nullptr;
+      double t = strtod(value.c_str(), &end);
+      if (value.empty() || *end || !(t > 0) || t > 86400)
+        return fail("--collective-timeout expects seconds above 0 (at most "
+                    "86400), got '" +
+                    value + "'");
+      flags.collectiveTimeout = t;
     } else if (name == "threads") {
       if (!parseCount(value, 1, kMaxThreads, n))
         return fail("--threads expects a count from 1 to " +
@@ -342,6 +388,8 @@ int Driver::run(paddle_cli_host_fn_t host, void *user) {
       return fail(takeMessage(s));
     args.list.push_back(t);
   }
+  if (int rc = setUpMesh(sig); rc >= 0)
+    return rc;
   paddle_session_options_t sessionOptions{};
   sessionOptions.memory_limit_bytes = memoryLimit;
   sessionOptions.enable_trace = options.trace;
@@ -351,10 +399,56 @@ int Driver::run(paddle_cli_host_fn_t host, void *user) {
   return callAndCheck(runtime.session, index, sig);
 }
 
+int Driver::setUpMesh(const paddle_function_signature_t &sig) {
+  if (!sig.spmd) {
+    if (flags.mesh)
+      return fail(std::string("--mesh: function '") + sig.name +
+                  "' has no device mesh (a module with shard annotations "
+                  "has one)");
+    return -1;
+  }
+  int64_t devices = paddle_runtime::meshDevices(*sig.spmd);
+  std::string mesh = paddle_runtime::meshName(*sig.spmd);
+  if (flags.concurrency > 0)
+    return fail("--concurrency is not supported for a function on a device "
+                "mesh");
+  if (flags.mesh) {
+    if (flags.mesh != devices)
+      return fail(std::string("function '") + sig.name +
+                  "' is partitioned for a " + mesh + " (" +
+                  std::to_string(devices) + " devices), --mesh " +
+                  std::to_string(flags.mesh) + " given");
+    return -1;
+  }
+  if (!underMpirun())
+    return fail(std::string("function '") + sig.name + "' runs on a " + mesh +
+                ": give --mesh " + std::to_string(devices) +
+                " (devices in this process) or run it under mpirun -np " +
+                std::to_string(devices));
+  if (!&paddle_mpi_comm_create)
+    return fail("this program was built without MPI; run the mesh in "
+                "process with --mesh " +
+                std::to_string(devices));
+  if (paddle_status_t s =
+          paddle_mpi_comm_create(flags.collectiveTimeout, &world))
+    return fail(takeMessage(s));
+  writer = paddle_comm_rank(world) == 0;
+  if (paddle_comm_size(world) != devices)
+    return fail(std::string("function '") + sig.name +
+                "' is partitioned for a " + mesh + " (" +
+                std::to_string(devices) + " devices), but mpirun started " +
+                std::to_string(paddle_comm_size(world)) + " processes");
+  return -1;
+}
+
 int Driver::callAndCheck(paddle_session_t session, int32_t index,
                          const paddle_function_signature_t &sig) {
   auto call = [&](Tensors &into) -> paddle_status_t {
     into.clear();
+    if (sig.spmd)
+      return paddle_runtime::runOnMesh(session, index, sig, args.list.data(),
+                                       into.list.data(), world,
+                                       flags.collectiveTimeout);
     return paddle_session_run(session, index, args.list.data(),
                               (int32_t)args.list.size(), into.list.data(),
                               (int32_t)into.list.size());
@@ -416,10 +510,13 @@ int Driver::callAndCheck(paddle_session_t session, int32_t index,
     double median = ms.size() % 2
                         ? ms[ms.size() / 2]
                         : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-    printf("bench %s: %" PRId64 " runs, median %.4f ms, min %.4f ms\n",
-           sig.name, flags.bench, median, ms.front());
+    if (writer)
+      printf("bench %s: %" PRId64 " runs, median %.4f ms, min %.4f ms\n",
+             sig.name, flags.bench, median, ms.front());
   }
 
+  if (!writer)
+    return 0;
   if (!flags.outputDir.empty()) {
     if (!makeFolders(flags.outputDir))
       return fail("cannot create '" + flags.outputDir +

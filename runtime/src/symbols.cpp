@@ -9,6 +9,7 @@
 #include "paddle_runtime/async.h"
 #include "paddle_runtime/onednn.h"
 #include "paddle_runtime/runtime.h"
+#include "paddle_runtime/spmd.h"
 #include "workspace.h"
 
 // The oneDNN kernels are in paddle_runtime_onednn, which links oneDNN. Weak
@@ -62,6 +63,34 @@ const paddle_runtime_symbol_t kSymbols[] = {
                   _mlir_ciface_paddle_onednn_conv2d_bf16),
     PADDLE_SYMBOL("_mlir_ciface_paddle_onednn_conv2d_grouped_bf16",
                   _mlir_ciface_paddle_onednn_conv2d_grouped_bf16),
+// paddle-lower-collectives declares the collectives of an SPMD function
+// with llvm.emit_c_interface (paddle_runtime/spmd.h), one declaration
+// per element type: an unranked memref descriptor is the same for every
+// type, so all of them are one function, which reads the `dtype`.
+#define PADDLE_SPMD_SYMBOLS(op)                                                \
+  PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_f32",                        \
+                _mlir_ciface_paddle_spmd_##op),                                \
+      PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_f64",                    \
+                    _mlir_ciface_paddle_spmd_##op),                            \
+      PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_f16",                    \
+                    _mlir_ciface_paddle_spmd_##op),                            \
+      PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_bf16",                   \
+                    _mlir_ciface_paddle_spmd_##op),                            \
+      PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_i1",                     \
+                    _mlir_ciface_paddle_spmd_##op),                            \
+      PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_i8",                     \
+                    _mlir_ciface_paddle_spmd_##op),                            \
+      PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_i32",                    \
+                    _mlir_ciface_paddle_spmd_##op),                            \
+      PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_" #op "_i64",                    \
+                    _mlir_ciface_paddle_spmd_##op)
+    PADDLE_SPMD_SYMBOLS(all_reduce),
+    PADDLE_SPMD_SYMBOLS(all_gather),
+    PADDLE_SPMD_SYMBOLS(reduce_scatter),
+    PADDLE_SPMD_SYMBOLS(all_to_all),
+#undef PADDLE_SPMD_SYMBOLS
+    PADDLE_SYMBOL("_mlir_ciface_paddle_spmd_process_index",
+                  _mlir_ciface_paddle_spmd_process_index),
     // The async runtime ABI of parallel loops (mlir/ExecutionEngine/
     // AsyncRuntime.h; upstream spells GetNumWorkerThreads "Runtim").
     PADDLE_SYMBOL("mlirAsyncRuntimeAddRef", paddle_async_add_ref),

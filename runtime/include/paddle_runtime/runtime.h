@@ -108,12 +108,38 @@ typedef struct paddle_tensor_spec {
   int64_t shape[PADDLE_MAX_RANK];
 } paddle_tensor_spec_t;
 
+/* The most axes a device mesh has. */
+#define PADDLE_MAX_MESH_RANK 4
+
+/* How a tensor of an SPMD function is split over the mesh: for each tensor
+ * dim, the mesh axes that split it, the major one first, ended by -1 where
+ * fewer than PADDLE_MAX_MESH_RANK (all -1: the dim is whole on every
+ * device). A mesh axis that splits no dim replicates the tensor over it.
+ * Splits are even: the dim's size is a multiple of the product of its
+ * axes' sizes. */
+typedef struct paddle_tensor_sharding {
+  int8_t split[PADDLE_MAX_RANK][PADDLE_MAX_MESH_RANK];
+} paddle_tensor_sharding_t;
+
+/* What makes a function SPMD: the mesh it was partitioned for and how each
+ * input and output is split. The function's `inputs` and `outputs` specs
+ * are then the per-device (local) types; the global type of a tensor is
+ * its local type with each split dim multiplied by its axes' sizes. */
+typedef struct paddle_spmd_signature {
+  int32_t mesh_rank;
+  int64_t mesh_shape[PADDLE_MAX_MESH_RANK];
+  const paddle_tensor_sharding_t *inputs;  /* num_inputs of them */
+  const paddle_tensor_sharding_t *outputs; /* num_outputs of them */
+} paddle_spmd_signature_t;
+
 typedef struct paddle_function_signature {
   const char *name;
   int32_t num_inputs;
   const paddle_tensor_spec_t *inputs;
   int32_t num_outputs;
   const paddle_tensor_spec_t *outputs;
+  /* NULL for a one-device function. */
+  const paddle_spmd_signature_t *spmd;
 } paddle_function_signature_t;
 
 typedef void (*paddle_packed_fn_t)(void **args);
@@ -300,7 +326,7 @@ void paddle_executable_free(paddle_executable_t executable);
 
 /* The version of the interface between compiled modules and the runtime
  * (the calling convention and the functions compiled code calls). */
-#define PADDLE_RUNTIME_ABI_VERSION 1
+#define PADDLE_RUNTIME_ABI_VERSION 2
 
 /* A shared object from paddle-compile exports, besides its function table
  * (paddle_module_functions, paddle_module_function_count):

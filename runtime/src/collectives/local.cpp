@@ -235,11 +235,16 @@ paddle_status_t LocalComm::collective(const Request &request, const void *send,
                 {static_cast<char *>(recv)}, 0);
     break;
   case Kind::AllGather:
+    // (No bytes: the buffers may be null, which memcpy does not allow.)
+    if (count == 0)
+      break;
     for (int j = 0; j < n; ++j)
       memcpy(static_cast<char *>(recv) + j * count * elem, slots[j].send,
              count * elem);
     break;
   case Kind::AllToAll:
+    if (count == 0)
+      break;
     for (int j = 0; j < n; ++j)
       memcpy(static_cast<char *>(recv) + j * count * elem,
              static_cast<const char *>(slots[j].send) + r * count * elem,
