@@ -6,6 +6,8 @@
 #include "paddle/Conversion/Passes.h"
 #include "paddle/CostModel/Passes.h"
 #include "paddle/Pipelines/Pipelines.h"
+#include "paddle/Sharding/Passes.h"
+#include "paddle/Sharding/ShardingInterfaceImpl.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -16,6 +18,7 @@
 
 void mlir::paddle::registerAllDialects(DialectRegistry &registry) {
   registry.insert<PaddleDialect>();
+  registerShardingInterfaceExternalModels(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
@@ -27,5 +30,6 @@ void mlir::paddle::registerAllPasses() {
   registerPaddleConversionPasses();
   registerPaddleTransformsPasses();
   registerPaddleCostModelPasses();
+  registerPaddleShardingPasses();
   registerPipelines();
 }

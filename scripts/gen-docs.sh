@@ -11,6 +11,7 @@ cp "$BUILD_DIR/docs/Dialects/PaddleDialect.md" "$out/PaddleDialect.md"
 cp "$BUILD_DIR/docs/PaddleConversionPasses.md" "$out/PaddleConversionPasses.md"
 cp "$BUILD_DIR/docs/PaddleTransformsPasses.md" "$out/PaddleTransformsPasses.md"
 cp "$BUILD_DIR/docs/PaddleCostModelPasses.md" "$out/PaddleCostModelPasses.md"
+cp "$BUILD_DIR/docs/PaddleShardingPasses.md" "$out/PaddleShardingPasses.md"
 if [ "${1:-}" = "--check" ]; then
   if ! diff -ru docs/generated "$out"; then
     echo "docs/generated is stale: run scripts/gen-docs.sh and commit it"

@@ -32,6 +32,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <cstring>
 #include <list>
 #include <sys/stat.h>
 
@@ -128,6 +129,26 @@ std::string specList(const std::vector<paddle_tensor_spec_t> &specs) {
            std::to_string(s.rank) + ", {";
     for (int32_t d = 0; d < s.rank; ++d)
       out += (d ? ", " : "") + std::to_string(s.shape[d]);
+    out += "}},\n";
+  }
+  return out;
+}
+
+/// C initializers of `splits`, every dim of every entry spelled out (an
+/// omitted one would read as mesh axis 0), then an unsplit entry so that
+/// the array is never empty.
+std::string shardingList(std::vector<paddle_tensor_sharding_t> splits) {
+  splits.push_back({});
+  std::memset(&splits.back(), -1, sizeof splits.back());
+  std::string out;
+  for (const auto &s : splits) {
+    out += "  {{";
+    for (int d = 0; d < PADDLE_MAX_RANK; ++d) {
+      out += d ? ", {" : "{";
+      for (int k = 0; k < PADDLE_MAX_MESH_RANK; ++k)
+        out += (k ? ", " : "") + std::to_string(s.split[d][k]);
+      out += "}";
+    }
     out += "}},\n";
   }
   return out;
@@ -319,10 +340,24 @@ std::string glueSource(ArrayRef<FunctionSignature> functions,
          specList(f.inputs) + "  {PADDLE_DTYPE_INVALID, 0, {0}}};\n";
     c += "static const paddle_tensor_spec_t paddle_outputs_" + id + "[] = {\n" +
          specList(f.outputs) + "  {PADDLE_DTYPE_INVALID, 0, {0}}};\n";
+    std::string spmd = "NULL";
+    if (!f.mesh.empty()) {
+      spmd = "&paddle_spmd_" + id;
+      c += "static const paddle_tensor_sharding_t paddle_input_splits_" + id +
+           "[] = {\n" + shardingList(f.inputShardings) + "};\n";
+      c += "static const paddle_tensor_sharding_t paddle_output_splits_" + id +
+           "[] = {\n" + shardingList(f.outputShardings) + "};\n";
+      c += "static const paddle_spmd_signature_t paddle_spmd_" + id + " = {" +
+           std::to_string(f.mesh.size()) + ", {";
+      for (int64_t size : f.mesh)
+        c += std::to_string(size) + ", ";
+      c += "}, paddle_input_splits_" + id + ", paddle_output_splits_" + id +
+           "};\n";
+    }
     c += std::string(withMain ? "static " : "") +
          "const paddle_function_signature_t " + signature + " = {\"" + f.name +
          "\", " + std::to_string(nIn) + ", paddle_inputs_" + id + ", " +
-         std::to_string(nOut) + ", paddle_outputs_" + id + "};\n";
+         std::to_string(nOut) + ", paddle_outputs_" + id + ", " + spmd + "};\n";
     // Typed entry points are for programs that link a library; an
     // executable has its own main (and a model function may be `main`).
     if (withMain)
@@ -517,6 +552,8 @@ llvm::Error mlir::paddle::compileAheadOfTime(ModuleOp module,
   // describe, so AOT compilation drops the requests.
   dropDonationRequests(module);
 
+  if (llvm::Error error = partitionForMesh(module))
+    return std::move(error);
   auto functions = collectSignatures(module);
   if (!functions)
     return functions.takeError();

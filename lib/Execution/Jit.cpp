@@ -452,6 +452,8 @@ JitModule::create(ModuleOp module, const CompileOptions &compile,
                   const JitOptions &jitOptions) {
   unsigned optLevel = jitOptions.optLevel;
   std::unique_ptr<JitModule> jit(new JitModule());
+  if (llvm::Error error = partitionForMesh(module))
+    return std::move(error);
   auto functions = collectSignatures(module);
   if (!functions)
     return functions.takeError();

@@ -4,7 +4,13 @@
 #include "dialects/Paddle/IR/PaddleOps.h"
 #include "paddle/Transforms/Donation.h"
 
+#include <cstring>
+
+#include "paddle/Sharding/Passes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 using namespace mlir::paddle;
@@ -59,6 +65,56 @@ toSpec(Type type, StringRef function, StringRef what, unsigned index) {
   return spec;
 }
 
+/// The split of a tensor of rank `rank` that `attr` (paddle.sharding)
+/// describes, for a mesh of `meshRank` axes.
+static llvm::Expected<paddle_tensor_sharding_t>
+toSharding(Attribute attr, int64_t rank, size_t meshRank, StringRef function,
+           StringRef what, unsigned index) {
+  paddle_tensor_sharding_t s;
+  std::memset(s.split, -1, sizeof s.split);
+  auto dims = dyn_cast_or_null<ArrayAttr>(attr);
+  auto bad = [&](const llvm::Twine &why) {
+    return makeError("function '" + function + "': " + what + " " +
+                     llvm::Twine(index) + ": " + why);
+  };
+  if (!dims)
+    return bad("has no paddle.sharding (how the mesh splits it)");
+  if (static_cast<int64_t>(dims.size()) > rank)
+    return bad("paddle.sharding lists more dims than the tensor has");
+  for (auto [d, axesAttr] : llvm::enumerate(dims)) {
+    ArrayRef<int64_t> axes = cast<DenseI64ArrayAttr>(axesAttr).asArrayRef();
+    if (axes.size() > PADDLE_MAX_MESH_RANK)
+      return bad("dim " + llvm::Twine(d) + " is split over too many axes");
+    for (auto [k, a] : llvm::enumerate(axes)) {
+      if (a < 0 || a >= static_cast<int64_t>(meshRank))
+        return bad("dim " + llvm::Twine(d) + " names mesh axis " +
+                   llvm::Twine(a) + " of a " + llvm::Twine(meshRank) +
+                   "-axis mesh");
+      s.split[d][k] = static_cast<int8_t>(a);
+    }
+  }
+  return s;
+}
+
+llvm::Error mlir::paddle::partitionForMesh(ModuleOp module) {
+  if (!isShardedModule(module))
+    return llvm::Error::success();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << d.getLocation() << ": " << d << "\n";
+    for (Diagnostic &note : d.getNotes())
+      os << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+  PassManager pm(module.getContext());
+  pm.addPass(createPartitionPass());
+  if (failed(pm.run(module)))
+    return makeError("partitioning for the device mesh failed:\n" +
+                     diagnostics);
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<FunctionSignature>>
 mlir::paddle::collectSignatures(ModuleOp module) {
   std::vector<FunctionSignature> functions;
@@ -91,6 +147,32 @@ mlir::paddle::collectSignatures(ModuleOp module) {
         return spec.takeError();
       if (returned.test(i))
         f.outputs.push_back(*spec);
+    }
+    if (auto mesh = func->getAttrOfType<DenseI64ArrayAttr>(
+            PaddleDialect::MeshAttrHelper::getNameStr())) {
+      if (mesh.empty() || mesh.size() > PADDLE_MAX_MESH_RANK)
+        return makeError("function '" + f.name + "': its mesh has " +
+                         llvm::Twine(mesh.size()) + " axes (1 to " +
+                         llvm::Twine(PADDLE_MAX_MESH_RANK) + " supported)");
+      f.mesh.assign(mesh.asArrayRef().begin(), mesh.asArrayRef().end());
+      StringRef key = PaddleDialect::ShardingAttrHelper::getNameStr();
+      for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+        auto s = toSharding(func.getArgAttr(i, key), f.inputs[i].rank,
+                            f.mesh.size(), f.name, "argument", i);
+        if (!s)
+          return s.takeError();
+        f.inputShardings.push_back(*s);
+      }
+      for (unsigned i = 0; i < type.getNumResults(); ++i) {
+        if (!returned.test(i))
+          continue;
+        auto s = toSharding(func.getResultAttr(i, key),
+                            cast<RankedTensorType>(type.getResult(i)).getRank(),
+                            f.mesh.size(), f.name, "result", i);
+        if (!s)
+          return s.takeError();
+        f.outputShardings.push_back(*s);
+      }
     }
     functions.push_back(std::move(f));
   }

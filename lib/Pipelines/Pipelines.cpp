@@ -3,6 +3,7 @@
 #include "paddle/Pipelines/Pipelines.h"
 #include "paddle/Conversion/Passes.h"
 #include "paddle/CostModel/Passes.h"
+#include "paddle/Sharding/Passes.h"
 #include "paddle/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -38,6 +39,9 @@ void mlir::paddle::buildCpuPipeline(OpPassManager &pm,
   // The target first: every pass below that needs the device, the vector
   // width, the library or the precision reads it from the module.
   pm.addPass(createSetTargetPass(options.target.getChanges()));
+  // A module with a device mesh becomes the program of one device, with
+  // its collectives as runtime calls (paddle-partition).
+  pm.addPass(createPartitionPass());
   // bf16 inputs for matmul and conv2d where the target asks for them, on
   // paddle ops so constant weights convert once here rather than on every
   // call.
@@ -242,6 +246,11 @@ std::string mlir::paddle::getCpuPipelineText() {
 }
 
 void mlir::paddle::registerPipelines() {
+  PassPipelineRegistration<>(
+      "paddle-spmd-pipeline",
+      "Partition a module with shardings into the program of one device of "
+      "its mesh (what paddle-partition runs on a module with a shard.grid)",
+      [](OpPassManager &pm) { buildSpmdPipeline(pm); });
   PassPipelineRegistration<CompileOptions>(
       "paddle-cpu-pipeline",
       "Lower paddle to the LLVM dialect for CPU execution (what paddle-run "

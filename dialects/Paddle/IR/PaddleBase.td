@@ -45,6 +45,7 @@ def Paddle_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   // The attributes passes and frontends hand to later passes, declared here
   // with their types: the verifier checks each, and rejects any other
   // `paddle.*` attribute. PaddleDialect::<Name>AttrHelper gives the name.
@@ -84,7 +85,12 @@ def Paddle_Dialect : Dialect {
     "::mlir::DenseI64ArrayAttr":$donated_results,
     // On a function argument: the result whose buffer the argument is
     // donated to (an i64 index).
-    "::mlir::IntegerAttr":$aliasing_output
+    "::mlir::IntegerAttr":$aliasing_output,
+    // The SPMD signature (paddle-complete-sharding): on a function, the
+    // shape of the device mesh it runs on; on each of its arguments and
+    // results, per dim, the mesh axes that split it (an array<i64> each).
+    "::mlir::DenseI64ArrayAttr":$mesh,
+    "::mlir::ArrayAttr":$sharding
   );
 }
 

@@ -82,12 +82,21 @@ const DeclaredAttr *lookupDeclared(llvm::StringRef name) {
       declare<D::VjpOfAttrHelper, FlatSymbolRefAttr>("a flat symbol reference"),
       declare<D::WrtAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
       declare<D::DonatedResultsAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
+      declare<D::MeshAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
       {D::AliasingOutputAttrHelper::getNameStr(),
        [](Attribute a) {
          auto index = dyn_cast<IntegerAttr>(a);
          return index && index.getType().isInteger(64);
        },
        "an i64 result index"},
+      {D::ShardingAttrHelper::getNameStr(),
+       [](Attribute a) {
+         auto dims = dyn_cast<ArrayAttr>(a);
+         return dims && llvm::all_of(dims, [](Attribute d) {
+                  return isa<DenseI64ArrayAttr>(d);
+                });
+       },
+       "an array of array<i64> (per dim, the mesh axes)"},
   };
   for (const DeclaredAttr &attr : attrs)
     if (attr.name == name)
@@ -95,21 +104,28 @@ const DeclaredAttr *lookupDeclared(llvm::StringRef name) {
   return nullptr;
 }
 
+enum class Place { Operation, Argument, Result };
+
 /// `attr`'s name is a declared attribute of a place `where` allows and its
 /// value has the declared type.
-LogicalResult verifyDeclared(NamedAttribute attr, bool onArgument,
+LogicalResult verifyDeclared(NamedAttribute attr, Place where,
                              llvm::function_ref<InFlightDiagnostic()> error) {
   llvm::StringRef name = attr.getName().getValue();
   const DeclaredAttr *declared = lookupDeclared(name);
-  bool argumentAttr =
-      name == PaddleDialect::AliasingOutputAttrHelper::getNameStr();
   if (!declared)
     return error() << "unknown attribute '" << name
                    << "' (the paddle.* attributes are declared in "
                       "PaddleBase.td)";
-  if (argumentAttr != onArgument)
+  bool argument = name == PaddleDialect::AliasingOutputAttrHelper::getNameStr();
+  bool value = name == PaddleDialect::ShardingAttrHelper::getNameStr();
+  bool allowed = argument ? where == Place::Argument
+                 : value  ? where != Place::Operation
+                          : where == Place::Operation;
+  if (!allowed)
     return error() << "'" << name << "' belongs on "
-                   << (argumentAttr ? "a function argument" : "an operation");
+                   << (argument ? "a function argument"
+                       : value  ? "a function argument or result"
+                                : "an operation");
   if (!declared->isValid(attr.getValue()))
     return error() << "'" << name << "' must be " << declared->expected
                    << ", got " << attr.getValue();
@@ -119,7 +135,7 @@ LogicalResult verifyDeclared(NamedAttribute attr, bool onArgument,
 
 LogicalResult PaddleDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
-  if (failed(verifyDeclared(attr, /*onArgument=*/false,
+  if (failed(verifyDeclared(attr, Place::Operation,
                             [&] { return op->emitError(); })))
     return failure();
   if (attr.getName() == TargetAttrHelper::getNameStr() && !isa<ModuleOp>(op))
@@ -132,8 +148,13 @@ LogicalResult PaddleDialect::verifyOperationAttribute(Operation *op,
 LogicalResult PaddleDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                       unsigned,
                                                       NamedAttribute attr) {
-  return verifyDeclared(attr, /*onArgument=*/true,
-                        [&] { return op->emitError(); });
+  return verifyDeclared(attr, Place::Argument, [&] { return op->emitError(); });
+}
+
+LogicalResult PaddleDialect::verifyRegionResultAttribute(Operation *op,
+                                                         unsigned, unsigned,
+                                                         NamedAttribute attr) {
+  return verifyDeclared(attr, Place::Result, [&] { return op->emitError(); });
 }
 
 Operation *PaddleDialect::materializeConstant(OpBuilder &builder,

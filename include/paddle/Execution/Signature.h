@@ -34,15 +34,35 @@ struct FunctionSignature {
     int64_t output;
   };
   std::vector<Alias> aliases;
+  /// An SPMD function (`paddle.mesh`): the mesh shape (empty otherwise)
+  /// and how each input and output is split; `inputs` and `outputs` are
+  /// then the per-device types.
+  std::vector<int64_t> mesh;
+  std::vector<paddle_tensor_sharding_t> inputShardings, outputShardings;
   paddle_function_signature_t signature{};
   paddle_packed_fn_t entry = nullptr;
 
   /// A runtime view of this signature; valid while this object lives and is
   /// not moved.
   paddle_function_signature_t view() const {
-    return {name.c_str(), static_cast<int32_t>(inputs.size()), inputs.data(),
-            static_cast<int32_t>(outputs.size()), outputs.data()};
+    paddle_function_signature_t v = {
+        name.c_str(),   static_cast<int32_t>(inputs.size()),
+        inputs.data(),  static_cast<int32_t>(outputs.size()),
+        outputs.data(), nullptr};
+    if (!mesh.empty()) {
+      spmd = {};
+      spmd.mesh_rank = static_cast<int32_t>(mesh.size());
+      for (size_t a = 0; a < mesh.size(); ++a)
+        spmd.mesh_shape[a] = mesh[a];
+      spmd.inputs = inputShardings.data();
+      spmd.outputs = outputShardings.data();
+      v.spmd = &spmd;
+    }
+    return v;
   }
+
+private:
+  mutable paddle_spmd_signature_t spmd{};
 };
 
 /// The signatures of the public functions of `module`, in order. Every
@@ -51,6 +71,11 @@ struct FunctionSignature {
 /// functions is an error.
 llvm::Expected<std::vector<FunctionSignature>>
 collectSignatures(ModuleOp module);
+
+/// Partitions `module` for its device mesh (paddle-partition) when it has
+/// one, so that its signatures are those of the per-device program; errors
+/// carry the diagnostics.
+llvm::Error partitionForMesh(ModuleOp module);
 
 /// The kernel names paddle-instrument-kernels recorded (by id), removed
 /// from the module so that it translates to LLVM IR; empty without them.

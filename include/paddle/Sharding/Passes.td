@@ -1,0 +1,93 @@
+//===- Passes.td - SPMD partitioning passes -----------------*- tablegen -*-===//
+
+#ifndef PADDLE_SHARDING_PASSES_TD
+#define PADDLE_SHARDING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CompleteShardingPass
+    : Pass<"paddle-complete-sharding", "::mlir::ModuleOp"> {
+  let summary = "Check the shardings of a module and give every value one.";
+  let description = [{
+    Runs between upstream's `sharding-propagation` and `shard-partition`,
+    which needs every ranked tensor to carry exactly one `shard.shard`
+    annotation of its definition, read by all its users, and crashes where
+    one is missing. For each function with `shard` annotations it:
+
+    - checks that they name one mesh of static shape, split no static dim
+      into uneven parts (the error names the dim, its size and the mesh
+      axes), and use no halos or explicit shard offsets;
+    - annotates each argument, and each op result that propagation left
+      without one, as replicated, and makes every other user of a value
+      read its annotation;
+    - records the SPMD signature for the runtime: `paddle.mesh` (the mesh
+      shape) on the function and `paddle.sharding` (per dim, the mesh axes
+      that split it) on each argument and result.
+
+    ```mlir
+    shard.grid @mesh(shape = 2)
+    func.func @f(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+      %s = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
+      %0 = shard.shard %x to %s : tensor<8x4xf32>
+      ...
+    ```
+    gives `@f` the attribute `paddle.mesh = array<i64: 2>` and its argument
+    `paddle.sharding = [array<i64: 0>, array<i64>]`.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
+def LowerCollectivesPass
+    : Pass<"paddle-lower-collectives", "::mlir::ModuleOp"> {
+  let summary = "Turn the `shard` collectives into calls to the runtime.";
+  let description = [{
+    After `shard-partition`, the partitioned functions hold `shard`
+    collectives on tensors. This pass lowers each to a call of the
+    runtime's SPMD functions (`paddle_runtime/spmd.h`), one lowering for
+    every backend the runtime serves (in-process mesh, MPI, NCCL):
+
+    - `all_reduce`, `all_gather`, `reduce_scatter`, `all_to_all`: the input
+      is read as a buffer (`bufferization.to_buffer`), the result written
+      into a new one (`memref.alloc`) by `paddle_spmd_<op>_<type>`;
+    - `all_slice`: this device's block (`tensor.extract_slice`) at an offset
+      from `process_multi_index`;
+    - `process_multi_index`, `process_linear_index`: calls of
+      `paddle_spmd_process_index`; `grid_shape`: constants.
+
+    Every call names the mesh shape (checked against the run's) and its
+    mesh axes, through constant globals. The `shard.grid` symbols are
+    erased. A collective without a lowering (`broadcast`, `send`, `recv`,
+    `shift`, ...) is an error naming it.
+
+    ```mlir
+    %r = shard.all_reduce %x on @mesh grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+    ```
+    becomes
+    ```mlir
+    %b = bufferization.to_buffer %x read_only : tensor<4xf32> to memref<4xf32>
+    %o = memref.alloc() : memref<4xf32>
+    func.call @paddle_spmd_all_reduce_f32(%bu, %ou, %mesh, %axes, %dtype, %op) ...
+    %r = bufferization.to_tensor %o restrict writable : memref<4xf32> to tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::paddle::PaddleDialect"];
+}
+
+def PartitionPass : Pass<"paddle-partition", "::mlir::ModuleOp"> {
+  let summary = "Partition a module with a device mesh into its SPMD program.";
+  let description = [{
+    Where the module holds a `shard.grid`, runs `paddle-spmd-pipeline`
+    (`sharding-propagation` on each function, `paddle-complete-sharding`,
+    `shard-partition`, `canonicalize`, `paddle-lower-collectives`, `cse`);
+    anything else is left as it is. `paddle-cpu-pipeline` starts with it,
+    so a module with shardings compiles to the program each device of its
+    mesh runs.
+  }];
+}
+
+#endif // PADDLE_SHARDING_PASSES_TD
