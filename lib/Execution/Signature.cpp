@@ -99,6 +99,9 @@ toSharding(Attribute attr, int64_t rank, size_t meshRank, StringRef function,
 llvm::Error mlir::paddle::partitionForMesh(ModuleOp module) {
   if (!isShardedModule(module))
     return llvm::Error::success();
+  // A device's inputs are blocks of the caller's arrays that the runtime
+  // packs: a result written into one in place would be lost.
+  dropDonationRequests(module);
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diagnostics);

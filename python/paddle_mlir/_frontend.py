@@ -9,6 +9,7 @@ from . import _ops
 from ._autodiff import grad, value_and_grad, vjp
 from ._jit import (Jitted, ShapeDtype, compile_count, eval_shape, jit,
                    lower, save, compile_aot, set_default_opt_level)
+from ._sharding import Mesh, P, ShardedArray, device_put, shard
 from ._trace import DTypeError, ShapeError, Tracer, TracerError
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves,
                     tree_map, tree_structure, tree_unflatten)
@@ -52,6 +53,7 @@ int8, int32, int64, bool_ = _np.int8, _np.int32, _np.int64, _np.bool_
 __all__ = _OPS + [
     "jit", "Jitted", "lower", "save", "compile_aot", "compile_count", "eval_shape",
     "ShapeDtype", "set_default_opt_level",
+    "Mesh", "P", "ShardedArray", "device_put", "shard",
     "grad", "value_and_grad", "vjp",
     "Tracer", "Tensor", "ShapeError", "DTypeError", "TracerError",
     "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves",

@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from . import _core
+from . import _core, _sharding
 from ._trace import (DTypeError, Trace, Tracer, TracerError, _NewCapture,
                      _WEAK_DTYPES, context, dtype_error, mlir_type,
                      to_np_dtype, tracing, user_location, where)
@@ -333,7 +333,20 @@ class Jitted:
 
     def __init__(self, fun, static_argnums=(), static_argnames=(),
                  donate_argnums=(), auto_static=False, opt_level=None,
-                 max_cache_size=64, compile_options=None):
+                 max_cache_size=64, compile_options=None, mesh=None,
+                 in_shardings=None, out_shardings=None):
+        if mesh is not None and not isinstance(mesh, _sharding.Mesh):
+            raise TypeError(f"{where()}: jit: mesh must be a pm.Mesh, got "
+                            f"{mesh!r}")
+        if mesh is None and (in_shardings is not None or
+                             out_shardings is not None):
+            raise ValueError(f"{where()}: jit: in_shardings and out_shardings "
+                             "need a mesh (mesh=pm.Mesh(...))")
+        self.mesh = mesh
+        self.in_shardings = _sharding.normalize_specs("in_shardings",
+                                                      in_shardings)
+        self.out_shardings = _sharding.normalize_specs("out_shardings",
+                                                       out_shardings)
         if not callable(fun):
             raise TypeError(f"{where()}: jit needs a function, got "
                             f"{type(fun).__name__} {fun!r}")
@@ -468,15 +481,60 @@ class Jitted:
 
     # -- tracing and compiling -------------------------------------------------------
 
-    def _trace(self, args, kwargs):
+    def _unwrap_sharded(self, args):
+        """Arguments with sharded arrays replaced by their values, and the
+        split of each positional argument: in_shardings, else a sharded
+        array's own spec."""
+        if self.mesh is None:
+            return args, ()
+        specs, plain = [], []
+        for i, a in enumerate(args):
+            spec = _sharding.spec_at(self.in_shardings, i)
+            if isinstance(a, _sharding.ShardedArray):
+                if a.mesh != self.mesh:
+                    raise ValueError(f"{where()}: argument {i} of {self.name}()"
+                                     f" is on {a.mesh!r}, the jit runs on "
+                                     f"{self.mesh!r}")
+                spec = spec if spec is not None else a.spec
+                a = a.value
+            specs.append(spec)
+            plain.append(a)
+        return tuple(plain), tuple(specs)
+
+    def _trace(self, args, kwargs, specs=None):
         args, kwargs = self._bind(args, kwargs)
+        if specs is None:
+            args, specs = self._unwrap_sharded(args)
         dyn, avals, key, rebuild, donated_leaves = self._split(args, kwargs)
         module = _core.Module(context())
         out_tree = []
+        mesh = self.mesh
+        if mesh is not None:
+            # Even unannotated, the function runs on every device (each
+            # computing everything): the module has the mesh.
+            module.add_grid(_sharding.MESH_SYMBOL, list(mesh.shape))
 
         def flat_fun(tracers):
             a, kw = rebuild(tracers)
-            out = self.fun(*a, **kw)
+            if mesh is None:
+                out = self.fun(*a, **kw)
+            else:
+                a = [_sharding.annotate_tree(
+                    x, mesh, specs[i] if i < len(specs) else None,
+                    f"argument {i} of {self.name}()")
+                    for i, x in enumerate(a)]
+                with mesh:
+                    out = self.fun(*a, **kw)
+                if isinstance(self.out_shardings, tuple) and isinstance(
+                        out, (tuple, list)):
+                    out = type(out)(_sharding.annotate_tree(
+                        o, mesh, _sharding.spec_at(self.out_shardings, i),
+                        f"result {i} of {self.name}()", for_users=True)
+                        for i, o in enumerate(out))
+                else:
+                    out = _sharding.annotate_tree(
+                        out, mesh, _sharding.spec_at(self.out_shardings, 0),
+                        f"the result of {self.name}()", for_users=True)
             leaves, tree = tree_flatten(out)
             out_tree.append(tree)
             return leaves
@@ -500,17 +558,17 @@ class Jitted:
                     break
         return module, dyn, key, out_tree[-1], donated
 
-    def _get(self, args, kwargs):
+    def _get(self, args, kwargs, specs=()):
         dyn, avals, key, _, donated_leaves = self._split(args, kwargs)
         level = self.opt_level
         if level is None:
             level = _config["opt_level"]
-        key = (key, level)
+        key = (key, level, specs)
         hit = self._cache.get(key)
         if hit is None:
             # Checked before compiling, so a bad call costs no compile.
             _check_donated(dyn, donated_leaves, self.name)
-            module, _, _, out_tree, donated = self._trace(args, kwargs)
+            module, _, _, out_tree, donated = self._trace(args, kwargs, specs)
             exe = _core.compile(module, opt_level=level,
                                 options=self.options)
             _stats["compiles"] += 1
@@ -529,7 +587,8 @@ class Jitted:
         args, kwargs = self._bind(args, kwargs)
         if tracing():
             return self.fun(*args, **kwargs)
-        c, dyn, avals = self._get(args, kwargs)
+        args, specs = self._unwrap_sharded(args)
+        c, dyn, avals = self._get(args, kwargs, specs)
         inputs = []
         for leaf, a in zip(dyn, avals):
             arr = np.asarray(leaf, dtype=a.dtype)  # no copy when it fits
@@ -575,8 +634,8 @@ class Jitted:
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(),
-        donate_argnums=(), opt_level=None, max_cache_size=64,
-        **compile_options):
+        donate_argnums=(), opt_level=None, max_cache_size=64, mesh=None,
+        in_shardings=None, out_shardings=None, **compile_options):
     """Compiles `fun` per input signature (shapes, dtypes, static args).
 
     Usable as `@jit`, `@jit(static_argnums=...)` or `jit(f, ...)`. Results
@@ -592,11 +651,18 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(),
     or the path of a spec file paddle-calibrate wrote), `library` ("auto",
     "onednn", "none"), `precision` ("f32", "bf16"), `vector_bits`,
     `tile_and_vectorize`, `fuse`. They become the module's target.
+
+    With `mesh` (a pm.Mesh) the function runs on every device of the mesh
+    (docs/distributed.md): `in_shardings` and `out_shardings` (a pm.P for
+    every argument/result, or a sequence with a pm.P or None each) say how
+    they are split; the compiler splits everything in between and adds the
+    collectives. Calls take and return full arrays.
     """
     def make(f):
         return Jitted(f, static_argnums, static_argnames, donate_argnums,
                       opt_level=opt_level, max_cache_size=max_cache_size,
-                      compile_options=compile_options)
+                      compile_options=compile_options, mesh=mesh,
+                      in_shardings=in_shardings, out_shardings=out_shardings)
     if fun is None:
         # What can be checked without the function is checked now.
         _check_options(static_argnums, static_argnames, donate_argnums,

@@ -16,6 +16,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "paddle_runtime/runtime.h"
+#include "paddle_runtime/spmd.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -126,6 +127,9 @@ struct Executable {
   paddle_session_t session = nullptr;
   /// Owned by the executable (the JIT module lives as long as it does).
   const std::vector<JitFunction> *functions = nullptr;
+  /// How long a device of an in-process mesh waits for the others in a
+  /// collective before failing.
+  double collectiveTimeout = 300;
   /// JitModule::constantBytes and compileParts.
   uint64_t constantBytes = 0;
   unsigned compileParts = 1;
@@ -159,6 +163,28 @@ struct Executable {
     result["inputs"] = inputs;
     result["outputs"] = outputs;
     result["aliases"] = aliases;
+    if (!f.mesh.empty()) {
+      // Per input and output, per dim, the mesh axes that split it.
+      auto splits = [](const std::vector<paddle_tensor_sharding_t> &list,
+                       const std::vector<paddle_tensor_spec_t> &specs) {
+        py::list out;
+        for (size_t i = 0; i < list.size(); ++i) {
+          py::list dims;
+          for (int32_t d = 0; d < specs[i].rank; ++d) {
+            py::list axes;
+            for (int k = 0; k < PADDLE_MAX_MESH_RANK && list[i].split[d][k] >= 0;
+                 ++k)
+              axes.append(list[i].split[d][k]);
+            dims.append(py::tuple(axes));
+          }
+          out.append(py::tuple(dims));
+        }
+        return out;
+      };
+      result["mesh"] = py::tuple(py::cast(f.mesh));
+      result["input_shardings"] = splits(f.inputShardings, f.inputs);
+      result["output_shardings"] = splits(f.outputShardings, f.outputs);
+    }
     return result;
   }
 
@@ -250,9 +276,16 @@ struct Executable {
     paddle_status_t status;
     {
       py::gil_scoped_release release;
-      status =
-          paddle_session_run(session, index, tensors.data(), tensors.size(),
-                             results.tensors.data(), results.tensors.size());
+      // A function partitioned for a mesh runs on every device of it, here
+      // one thread each, from the full inputs.
+      status = f.mesh.empty()
+                   ? paddle_session_run(session, index, tensors.data(),
+                                        tensors.size(), results.tensors.data(),
+                                        results.tensors.size())
+                   : paddle_session_run_spmd(
+                         session, index, tensors.data(), tensors.size(),
+                         results.tensors.data(), results.tensors.size(),
+                         /*world=*/nullptr, collectiveTimeout);
     }
     if (status)
       raiseStatus(status, "");

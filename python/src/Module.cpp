@@ -12,6 +12,7 @@
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -236,6 +237,24 @@ void bindModule(py::module_ &mod) {
                                           "attribute '" + name + "'"));
           },
           py::arg("func"), py::arg("index"), py::arg("name"), py::arg("attr"))
+      .def(
+          "add_grid",
+          [](PaddleModule &m, const std::string &name,
+             const std::vector<int64_t> &shape) {
+            if (SymbolTable::lookupSymbolIn(m.get(), name))
+              throw py::value_error("the module already has a symbol '" + name +
+                                    "'");
+            if (shape.empty())
+              throw py::value_error("a device mesh has at least one axis");
+            for (int64_t size : shape)
+              if (size < 1)
+                throw py::value_error("mesh axis sizes must be >= 1");
+            OpBuilder b = OpBuilder::atBlockBegin(m.get().getBody());
+            mlir::shard::GridOp::create(b, UnknownLoc::get(m.ctx()), name,
+                                        shape);
+          },
+          py::arg("name"), py::arg("shape"),
+          "Adds a device mesh (shard.grid) the module's shardings name")
       .def(
           "add_declaration",
           [](PaddleModule &m, const std::string &name,

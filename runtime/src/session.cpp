@@ -242,3 +242,8 @@ extern "C" void paddle_session_memory_stats(paddle_session_t session,
 extern "C" void paddle_session_free(paddle_session_t session) {
   delete session;
 }
+
+extern "C" paddle_executable_t
+paddle_session_executable(paddle_session_t session) {
+  return session ? session->executable : nullptr;
+}

@@ -18,11 +18,12 @@
 #include <thread>
 
 namespace paddle_runtime {
-namespace {
 
 paddle_status_t error(paddle_status_code_t code, const std::string &message) {
-  return paddle_status_create(code, message.c_str());
+  return paddle_status_create(code, "%s", message.c_str());
 }
+
+namespace {
 
 std::string takeMessage(paddle_status_t s) {
   std::string m = paddle_status_message(s);
@@ -348,3 +349,32 @@ paddle_status_t runOnMesh(paddle_session_t session, int32_t index,
 }
 
 } // namespace paddle_runtime
+
+extern "C" paddle_status_t
+paddle_session_run_spmd(paddle_session_t session, int32_t index,
+                        const paddle_tensor_t *inputs, int32_t numInputs,
+                        paddle_tensor_t *outputs, int32_t numOutputs,
+                        paddle_comm_t world, double timeout) {
+  using paddle_runtime::error;
+  if (!session || !outputs || (numInputs > 0 && !inputs))
+    return error(PADDLE_INVALID_ARGUMENT,
+                 "paddle_session_run_spmd: null session, inputs or outputs");
+  const paddle_function_signature_t *sig =
+      paddle_executable_function(paddle_session_executable(session), index);
+  if (!sig)
+    return error(PADDLE_NOT_FOUND,
+                 "paddle_session_run_spmd: no function " +
+                     std::to_string(index));
+  if (numInputs != sig->num_inputs || numOutputs != sig->num_outputs)
+    return error(PADDLE_INVALID_ARGUMENT,
+                 std::string(sig->name) + ": takes " +
+                     std::to_string(sig->num_inputs) + " inputs and returns " +
+                     std::to_string(sig->num_outputs) + " results; " +
+                     std::to_string(numInputs) + " and " +
+                     std::to_string(numOutputs) + " given");
+  if (!world && !(timeout > 0))
+    return error(PADDLE_INVALID_ARGUMENT,
+                 "paddle_session_run_spmd: the timeout must be above 0");
+  return paddle_runtime::runOnMesh(session, index, *sig, inputs, outputs,
+                                   world, timeout);
+}

@@ -18,6 +18,9 @@
 
 namespace paddle_runtime {
 
+/// A status with `message` (taken as it is, not as a format).
+paddle_status_t error(paddle_status_code_t code, const std::string &message);
+
 /// "mesh of shape [2, 2]".
 std::string meshName(const paddle_spmd_signature_t &spmd);
 

@@ -51,7 +51,8 @@ class TrainStep:
     not given stay constant (inputs, not differentiated).
     """
 
-    def __init__(self, model, loss_fn, optimizer, name="train_step"):
+    def __init__(self, model, loss_fn, optimizer, name="train_step", mesh=None,
+                 parallel="data", zero=0):
         from ..optim import Optimizer
         from .module import Module
         for what, value, kind, shown in (("model", model, Module, "pm.nn.Module"),
@@ -72,6 +73,8 @@ class TrainStep:
         trained = set(self._trained)
         self._frozen = [k for k in named if k not in trained]
         self._cache = {}
+        self.mesh, self.zero = mesh, zero
+        self._specs = _parallel_specs(model, mesh, parallel, zero) if mesh is not None else None
         self.donated = None  # whether the latest call updated the state in place
         self.last_module = None  # the paddle-level module of the latest compile
 
@@ -86,7 +89,12 @@ class TrainStep:
         n_p, n_s, n_b, n_f = len(self._trained), len(state_keys), len(buf_names), len(self._frozen)
         trained_names, frozen_names, loss_fn = self._trained, self._frozen, self.loss_fn
 
+        specs = self._argument_specs(batch, state_keys, buf_names)
+
         def step(*flat):
+            if specs is not None:
+                flat = [_sharding().annotate_tree(t, self.mesh, spec, what)
+                        for t, (spec, what) in zip(flat, specs)]
             params = list(flat[:n_p])
             state = dict(zip(state_keys, flat[n_p:n_p + n_s]))
             buffers = dict(zip(buf_names, flat[n_p + n_s:n_p + n_s + n_b]))
@@ -104,7 +112,14 @@ class TrainStep:
 
             (loss, (out, new_buffers)), grads = _frontend.value_and_grad(loss_of)(params)
             new_params, new_state = opt.update(params, list(grads), state)
-            return (loss, out, *new_params, *[new_state[k] for k in state_keys], *new_buffers)
+            results = [*new_params, *[new_state[k] for k in state_keys], *new_buffers]
+            if specs is not None:
+                # The new state leaves split as it came (ZeRO-1: the update
+                # runs on each device's block, then the parameters gather).
+                results = [_sharding().annotate_tree(r, self.mesh, spec, "new " + what,
+                                                     for_users=True)
+                           for r, (spec, what) in zip(results, specs)]
+            return (loss, out, *results)
 
         example = self._arguments(batch)
         self._check_state(example)
@@ -115,13 +130,41 @@ class TrainStep:
         exe = _frontend.compile(module)
         expected = {i: 2 + i for i in range(n_p + n_s + n_b)}
         donated = exe.signature(self.name).get("aliases", {}) == expected
-        if not donated:
+        if not donated and self.mesh is None:
             # A pipeline without buffer donation returns every result; the
-            # step still works, copying the new values into the arrays.
+            # step still works, copying the new values into the arrays. (On
+            # a mesh each device updates its block, which the runtime puts
+            # together: the new values are always copied back.)
             warnings.warn("TrainStep: the compiled step does not alias its state arguments "
                           "(no buffer donation in this build); new values are copied back",
                           RuntimeWarning, stacklevel=3)
         return exe, donated, _spec(example[:-len(batch)])
+
+    def _argument_specs(self, batch, state_keys, buf_names):
+        """How each argument of the step is split over the mesh (None
+        without one): parameters and their optimizer state as `parallel`
+        says (ZeRO-1: the state split over the data axis), buffers and the
+        bias corrections whole, the batch split along its first dim."""
+        if self._specs is None:
+            return None
+        P = _sharding().P
+        param_specs, data_axis, zero_spec = self._specs
+        by_index = {i: param_specs.get(k) for i, k in enumerate(self._trained)}
+        out = [(by_index[i], f"parameter '{k}'") for i, k in enumerate(self._trained)]
+        for k in state_keys:
+            kind, _, index = k.rpartition(".")
+            spec = None
+            if kind and index.isdigit() and int(index) in by_index:
+                spec = by_index[int(index)]
+                if self.zero:
+                    spec = zero_spec(self.optimizer.state[k], spec)
+            out.append((spec, f"optimizer state '{k}'"))
+        out += [(None, f"buffer '{k}'") for k in buf_names]
+        out += [(param_specs.get(k), f"frozen parameter '{k}'") for k in self._frozen]
+        for i, b in enumerate(batch):
+            out.append((P(data_axis) if data_axis is not None and b.ndim else None,
+                        f"batch item {i}"))
+        return out
 
     def _state_names(self):
         return ([f"parameter '{k}'" for k in self._trained]
@@ -168,6 +211,86 @@ class TrainStep:
                 dst[...] = value
         self.donated = donated
         return StepOutput(results[0], results[1])
+
+
+def _sharding():
+    from .. import _sharding as sharding
+    return sharding
+
+
+def _parallel_specs(model, mesh, parallel, zero):
+    """(spec per parameter name, the data axis or None, the ZeRO-1 spec of
+    an optimizer state array) for TrainStep's `parallel`:
+
+    - "data": the batch split over the mesh's "data" axis (or its only
+      axis), every parameter whole on every device;
+    - "tensor": Megatron's split over the "model" axis (or the last one):
+      the Linear layers in order alternate column-split (weight rows, bias)
+      and row-split (weight columns); the batch split over "data" if the
+      mesh has that axis;
+    - a dict {parameter name: pm.P}: those splits, the batch as for
+      "tensor".
+    """
+    sharding = _sharding()
+    P, names = sharding.P, mesh.axis_names
+    if zero not in (0, 1):
+        raise ValueError(f"TrainStep: zero must be 0 or 1 (ZeRO-1: optimizer state split "
+                         f"over the data axis), got {zero!r}")
+    if parallel == "pipeline":
+        raise NotImplementedError("TrainStep: parallel='pipeline' is not implemented yet; "
+                                  "use 'data', 'tensor' or a dict of specs")
+    if parallel == "data":
+        data = "data" if "data" in names else (names[0] if len(names) == 1 else None)
+        if data is None:
+            raise ValueError(f"TrainStep: parallel='data' needs a mesh axis named 'data' "
+                             f"(or a 1-D mesh), got {mesh!r}")
+        specs = {}
+    elif parallel == "tensor":
+        from .layers import Linear
+        model_axis = "model" if "model" in names else names[-1]
+        data = "data" if "data" in names and model_axis != "data" else None
+        specs, column = {}, True
+        for prefix, m in model.named_modules():
+            if not isinstance(m, Linear):
+                continue
+            key = prefix + "." if prefix else ""
+            if column:
+                specs[key + "weight"] = P(model_axis)
+                if m.bias is not None:
+                    specs[key + "bias"] = P(model_axis)
+            else:
+                specs[key + "weight"] = P(None, model_axis)
+            column = not column
+    elif isinstance(parallel, dict):
+        specs = dict(parallel)
+        params = model.named_parameters()
+        for k, spec in specs.items():
+            if k not in params:
+                raise ValueError(f"TrainStep: parallel names parameter {k!r}, which the model "
+                                 f"does not have (it has: {', '.join(params)})")
+            if spec is not None and not isinstance(spec, P):
+                raise TypeError(f"TrainStep: the split of {k!r} must be a pm.P, got {spec!r}")
+        data = "data" if "data" in names else None
+    else:
+        raise ValueError(f"TrainStep: parallel must be 'data', 'tensor', 'pipeline' or a dict "
+                         f"of parameter specs, got {parallel!r}")
+    if zero and data is None:
+        raise ValueError("TrainStep: zero=1 splits the optimizer state over the data axis, "
+                         f"which {mesh!r} does not have")
+
+    def zero_spec(array, spec):
+        # Split the first dim the parameter's own spec leaves whole over the
+        # data axis, where it divides evenly; else keep the parameter's.
+        dims = list(spec or ())
+        parts = mesh.shape[mesh.axis(data)]
+        for d, size in enumerate(array.shape):
+            if (d >= len(dims) or dims[d] is None) and size % parts == 0:
+                dims += [None] * (d + 1 - len(dims))
+                dims[d] = data
+                return P(*dims)
+        return spec
+
+    return specs, data, zero_spec
 
 
 class InferenceFunction:

@@ -426,6 +426,8 @@ void paddle_session_memory_stats(paddle_session_t session,
                                  int64_t *peak_call_bytes,
                                  int64_t *reserved_bytes);
 void paddle_session_free(paddle_session_t session);
+/* The executable `session` runs (not owned). */
+paddle_executable_t paddle_session_executable(paddle_session_t session);
 
 /* Allocation functions of compiled code (MLIR's generic allocation
  * functions): malloc/free that count against the running call's memory

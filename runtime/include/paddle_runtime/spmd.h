@@ -52,6 +52,24 @@ void paddle_spmd_unbind(void);
  * timeout, naming this device's rank in that group as missing. */
 paddle_comm_t paddle_spmd_world(void);
 
+/* Runs function `function_index` of `session`, partitioned for a device
+ * mesh (its signature has `spmd`), on every device of the mesh, for the
+ * full (unsplit) `inputs`: each device takes its block of them, and
+ * `outputs` (num_outputs of them, freed by the caller) receive the full
+ * results put together from the devices' blocks. With a null `world` the
+ * devices are threads of this process (an in-process mesh whose
+ * collectives time out after `timeout_s`); otherwise this process is the
+ * device `paddle_comm_rank(world)` of a world with one rank per device
+ * (MPI), and every rank receives the full results. A device that fails
+ * makes the others fail; the error names it. */
+paddle_status_t paddle_session_run_spmd(paddle_session_t session,
+                                        int32_t function_index,
+                                        const paddle_tensor_t *inputs,
+                                        int32_t num_inputs,
+                                        paddle_tensor_t *outputs,
+                                        int32_t num_outputs,
+                                        paddle_comm_t world, double timeout_s);
+
 /*===--- What compiled code calls -----------------------------------------===*
  *
  * Arguments are MLIR unranked memref descriptors (llvm.emit_c_interface):
