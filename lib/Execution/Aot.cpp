@@ -557,6 +557,7 @@ llvm::Error mlir::paddle::compileAheadOfTime(ModuleOp module,
   auto functions = collectSignatures(module);
   if (!functions)
     return functions.takeError();
+  dropSpmdSignatureAttributes(module);
   if (kind == ArtifactKind::SharedLibrary || kind == ArtifactKind::Executable)
     for (const auto &f : *functions)
       if (!isCIdentifier(f.name))
@@ -640,6 +641,18 @@ llvm::Error mlir::paddle::compileAheadOfTime(ModuleOp module,
       if (!decl->isDeclaration())
         return makeError("the module defines '" + name +
                          "', a name reserved for the runtime");
+      // Several names may be one runtime function (the SPMD collectives
+      // declared per element type): calls go to the first declaration.
+      if (llvm::Function *first =
+              llvmModule->getFunction(runtimeSymbols[i].runtime_name)) {
+        if (first->getFunctionType() != decl->getFunctionType())
+          return makeError("'" + name + "' and '" +
+                           runtimeSymbols[i].runtime_name +
+                           "' are one runtime function of two types");
+        decl->replaceAllUsesWith(first);
+        decl->eraseFromParent();
+        continue;
+      }
       decl->setName(runtimeSymbols[i].runtime_name);
     }
   }
@@ -761,6 +774,21 @@ llvm::Error mlir::paddle::compileAheadOfTime(ModuleOp module,
                                                         : runtimeAt,
                     PADDLE_RUNTIME_ONEDNN_LIBRARY);
     linkArgs.insert(linkArgs.end() - 3, {PADDLE_DNNL_LIBRARY, "-fopenmp"});
+  }
+  bool spmd = llvm::any_of(
+      *functions, [](const FunctionSignature &f) { return !f.mesh.empty(); });
+  if (spmd && kind == ArtifactKind::Executable) {
+    // An SPMD program runs one device per process under mpirun: the
+    // command line refers to MPI weakly (runtime/src/cli.cpp), so the MPI
+    // backend is linked whole, with MPI itself after it.
+    std::vector<std::string> mpi = {"-Wl,--whole-archive",
+                                    PADDLE_RUNTIME_MPI_LIBRARY,
+                                    "-Wl,--no-whole-archive"};
+    for (StringRef lib : llvm::split(StringRef(PADDLE_MPI_LIBRARIES), ';'))
+      if (!lib.empty())
+        mpi.push_back(lib.str());
+    linkArgs.insert(llvm::find(linkArgs, PADDLE_RUNTIME_LIBRARY), mpi.begin(),
+                    mpi.end());
   }
   if (llvm::Error err = runProgram("cc", ccArgs))
     return err;

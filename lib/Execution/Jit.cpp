@@ -458,6 +458,7 @@ JitModule::create(ModuleOp module, const CompileOptions &compile,
   if (!functions)
     return functions.takeError();
   jit->functions_ = std::move(*functions);
+  dropSpmdSignatureAttributes(module);
 
   // Lower and translate, collecting diagnostics into the error message.
   std::string diagnostics;

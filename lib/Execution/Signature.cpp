@@ -184,6 +184,19 @@ mlir::paddle::collectSignatures(ModuleOp module) {
   return functions;
 }
 
+void mlir::paddle::dropSpmdSignatureAttributes(ModuleOp module) {
+  StringRef mesh = PaddleDialect::MeshAttrHelper::getNameStr();
+  StringRef sharding = PaddleDialect::ShardingAttrHelper::getNameStr();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->removeAttr(mesh))
+      continue;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, sharding);
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      func.removeResultAttr(i, StringAttr::get(func.getContext(), sharding));
+  }
+}
+
 std::vector<std::string> mlir::paddle::takeKernelNames(ModuleOp module) {
   std::vector<std::string> names;
   if (auto attr = module->getAttrOfType<ArrayAttr>(

@@ -77,6 +77,11 @@ collectSignatures(ModuleOp module);
 /// carry the diagnostics.
 llvm::Error partitionForMesh(ModuleOp module);
 
+/// Removes the SPMD signature attributes (paddle.mesh, paddle.sharding)
+/// once collectSignatures has read them: LLVM translation does not know
+/// them.
+void dropSpmdSignatureAttributes(ModuleOp module);
+
 /// The kernel names paddle-instrument-kernels recorded (by id), removed
 /// from the module so that it translates to LLVM IR; empty without them.
 std::vector<std::string> takeKernelNames(ModuleOp module);

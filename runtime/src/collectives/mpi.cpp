@@ -315,23 +315,38 @@ void MpiComm::abort(const char *reason) {
     return;
   abortNotice = "rank " + std::to_string(myRank) +
                 " failed: " + (reason ? reason : "(no reason given)");
-  std::vector<MPI_Request> sends;
-  for (int r = 0; r < mySize; ++r) {
-    if (r == myRank)
-      continue;
-    sends.emplace_back();
-    // Synchronous: complete once the peer has taken the notice, so that
-    // this process may exit right after without the notice being lost.
-    MPI_Issend(abortNotice.data(), static_cast<int>(abortNotice.size()),
-               MPI_CHAR, r, kAbortTag, control, &sends.back());
-  }
-  // Peers waiting in a call take it at once; a peer that died never does,
-  // so wait no longer than the timeout.
+  std::vector<MPI_Request> sends(mySize, MPI_REQUEST_NULL);
+  for (int r = 0; r < mySize; ++r)
+    if (r != myRank)
+      // Synchronous: complete once the peer has taken the notice, so that
+      // this process may exit right after without the notice being lost.
+      MPI_Issend(abortNotice.data(), static_cast<int>(abortNotice.size()),
+                 MPI_CHAR, r, kAbortTag, control, &sends[r]);
+  // Peers waiting in a call take it at once. A peer that fails too is
+  // sending its own notice and waits for this rank to take it: take those
+  // (so neither waits for the other), and stop waiting for that peer,
+  // which is past its calls. A peer that died takes nothing: wait no
+  // longer than the timeout.
   Clock::time_point until = Clock::now() + timeout;
   int done = 0;
   while (!done && Clock::now() < until) {
-    MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done,
-                MPI_STATUSES_IGNORE);
+    int notice = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kAbortTag, control, &notice, &status);
+    if (notice) {
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_CHAR, &bytes);
+      std::string theirs(static_cast<size_t>(bytes), '\0');
+      MPI_Recv(theirs.data(), bytes, MPI_CHAR, status.MPI_SOURCE, kAbortTag,
+               control, MPI_STATUS_IGNORE);
+      MPI_Request &send = sends[status.MPI_SOURCE];
+      if (send != MPI_REQUEST_NULL) {
+        MPI_Cancel(&send);
+        MPI_Request_free(&send);
+      }
+      continue;
+    }
+    MPI_Testall(mySize, sends.data(), &done, MPI_STATUSES_IGNORE);
     if (!done)
       std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
