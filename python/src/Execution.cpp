@@ -172,8 +172,8 @@ struct Executable {
           py::list dims;
           for (int32_t d = 0; d < specs[i].rank; ++d) {
             py::list axes;
-            for (int k = 0; k < PADDLE_MAX_MESH_RANK && list[i].split[d][k] >= 0;
-                 ++k)
+            for (int k = 0;
+                 k < PADDLE_MAX_MESH_RANK && list[i].split[d][k] >= 0; ++k)
               axes.append(list[i].split[d][k]);
             dims.append(py::tuple(axes));
           }

@@ -362,9 +362,8 @@ paddle_session_run_spmd(paddle_session_t session, int32_t index,
   const paddle_function_signature_t *sig =
       paddle_executable_function(paddle_session_executable(session), index);
   if (!sig)
-    return error(PADDLE_NOT_FOUND,
-                 "paddle_session_run_spmd: no function " +
-                     std::to_string(index));
+    return error(PADDLE_NOT_FOUND, "paddle_session_run_spmd: no function " +
+                                       std::to_string(index));
   if (numInputs != sig->num_inputs || numOutputs != sig->num_outputs)
     return error(PADDLE_INVALID_ARGUMENT,
                  std::string(sig->name) + ": takes " +
@@ -375,6 +374,6 @@ paddle_session_run_spmd(paddle_session_t session, int32_t index,
   if (!world && !(timeout > 0))
     return error(PADDLE_INVALID_ARGUMENT,
                  "paddle_session_run_spmd: the timeout must be above 0");
-  return paddle_runtime::runOnMesh(session, index, *sig, inputs, outputs,
-                                   world, timeout);
+  return paddle_runtime::runOnMesh(session, index, *sig, inputs, outputs, world,
+                                   timeout);
 }

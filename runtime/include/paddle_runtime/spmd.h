@@ -62,13 +62,11 @@ paddle_comm_t paddle_spmd_world(void);
  * device `paddle_comm_rank(world)` of a world with one rank per device
  * (MPI), and every rank receives the full results. A device that fails
  * makes the others fail; the error names it. */
-paddle_status_t paddle_session_run_spmd(paddle_session_t session,
-                                        int32_t function_index,
-                                        const paddle_tensor_t *inputs,
-                                        int32_t num_inputs,
-                                        paddle_tensor_t *outputs,
-                                        int32_t num_outputs,
-                                        paddle_comm_t world, double timeout_s);
+paddle_status_t
+paddle_session_run_spmd(paddle_session_t session, int32_t function_index,
+                        const paddle_tensor_t *inputs, int32_t num_inputs,
+                        paddle_tensor_t *outputs, int32_t num_outputs,
+                        paddle_comm_t world, double timeout_s);
 
 /*===--- What compiled code calls -----------------------------------------===*
  *
