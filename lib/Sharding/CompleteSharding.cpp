@@ -113,7 +113,8 @@ struct CompleteShardingPass
         if (a < 0 || a >= static_cast<int64_t>(mesh.size()))
           return op.emitOpError()
                  << "splits dim " << d << " over mesh axis " << a << ", but @"
-                 << grid.getSymName() << " has " << mesh.size() << " axes";
+                 << grid.getSymName() << " has " << mesh.size()
+                 << (mesh.size() == 1 ? " axis" : " axes");
         devices *= mesh[a];
       }
       int64_t size = type.getDimSize(d);
