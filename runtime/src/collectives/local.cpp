@@ -20,6 +20,7 @@
 #include "collectives/communicator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -31,6 +32,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -74,6 +76,9 @@ struct Slot {
   void *recv = nullptr;
 };
 
+/// How long a rank spins for the others before it sleeps.
+constexpr std::chrono::microseconds kSpin(50);
+
 struct Group {
   Group(int size, Clock::duration timeout)
       : size(size), timeout(timeout), arrivedMask(size, false), slots(size) {}
@@ -83,7 +88,10 @@ struct Group {
 
   std::mutex mu;
   std::condition_variable cv;
-  uint64_t generation = 0; // rendezvous completed so far
+  // Rendezvous completed so far. Written under `mu`; read without it by a
+  // rank spinning before it sleeps (arrive()).
+  std::atomic<uint64_t> generation{0};
+  std::atomic<bool> brokenFlag{false}; // `broken`, for the same readers
   int arrived = 0;
   std::vector<bool> arrivedMask;
   std::vector<Slot> slots;
@@ -106,6 +114,7 @@ struct Group {
     if (broken)
       return;
     broken = true;
+    brokenFlag = true;
     brokenCode = code;
     brokenReason = std::move(reason);
     cv.notify_all();
@@ -128,6 +137,16 @@ struct Group {
       return nullptr;
     }
     Clock::time_point deadline = Clock::now() + timeout;
+    // The last rank usually arrives within microseconds, and waking from a
+    // condition variable costs tens of them: spin briefly first, yielding
+    // the core (more ranks than cores is common).
+    lock.unlock();
+    Clock::time_point spinUntil = Clock::now() + kSpin;
+    while (generation.load(std::memory_order_acquire) == gen &&
+           !brokenFlag.load(std::memory_order_acquire) &&
+           Clock::now() < spinUntil)
+      std::this_thread::yield();
+    lock.lock();
     while (generation == gen && !broken) {
       if (cv.wait_until(lock, deadline) == std::cv_status::timeout &&
           generation == gen && !broken) {
