@@ -18,6 +18,8 @@
 #include "dialects/Paddle/IR/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -79,6 +81,61 @@ std::optional<ContractionCost> contractionOf(Operation *op, const OpCost &cost,
   if (!conv.getFilter().getDefiningOp<ConstantOp>())
     c.reorderBytes += bytes(conv.getFilter());
   return c;
+}
+
+/// A `shard` collective as the cost model prices it: the kind, the group
+/// size and the bytes of the full buffer on each device.
+struct CollectiveCall {
+  Collective kind;
+  int64_t devices;
+  double bytes;
+};
+
+std::optional<CollectiveCall> collectiveOf(Operation *op) {
+  auto bytesOf = [](Value v) -> std::optional<double> {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return std::nullopt;
+    return double(t.getNumElements()) *
+           double((t.getElementTypeBitWidth() + 7) / 8);
+  };
+  auto group = [&](Operation *o, FlatSymbolRefAttr gridName,
+                   ArrayRef<shard::GridAxis> axes) -> std::optional<int64_t> {
+    SymbolTableCollection symbols;
+    shard::GridOp grid = shard::getGridOrNull(o, gridName, symbols);
+    if (!grid)
+      return std::nullopt;
+    int64_t n = 1;
+    for (shard::GridAxis a : axes) {
+      int64_t size = grid.getShape()[a];
+      if (ShapedType::isDynamic(size))
+        return std::nullopt;
+      n *= size;
+    }
+    return n;
+  };
+  auto make = [&](Collective kind, Operation *o, FlatSymbolRefAttr gridName,
+                  ArrayRef<shard::GridAxis> axes,
+                  Value buffer) -> std::optional<CollectiveCall> {
+    std::optional<int64_t> n = group(o, gridName, axes);
+    std::optional<double> b = bytesOf(buffer);
+    if (!n || !b)
+      return std::nullopt;
+    return CollectiveCall{kind, *n, *b};
+  };
+  if (auto c = dyn_cast<shard::AllReduceOp>(op))
+    return make(Collective::AllReduce, op, c.getGridAttr(), c.getGridAxes(),
+                c.getInput());
+  if (auto c = dyn_cast<shard::AllGatherOp>(op))
+    return make(Collective::AllGather, op, c.getGridAttr(), c.getGridAxes(),
+                c.getResult());
+  if (auto c = dyn_cast<shard::ReduceScatterOp>(op))
+    return make(Collective::ReduceScatter, op, c.getGridAttr(),
+                c.getGridAxes(), c.getInput());
+  if (auto c = dyn_cast<shard::AllToAllOp>(op))
+    return make(Collective::AllToAll, op, c.getGridAttr(), c.getGridAxes(),
+                c.getInput());
+  return std::nullopt;
 }
 
 struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
@@ -159,6 +216,28 @@ struct CostReportPass : paddle::impl::CostReportPassBase<CostReportPass> {
             line(member, member->getName().getStringRef(),
                  estimateOp(member, options), "  ");
           return WalkResult::skip();
+        }
+        if (std::optional<CollectiveCall> c = collectiveOf(op)) {
+          // A collective of a partitioned function (shard-partition):
+          // alpha-beta over the spec's link.
+          std::string where = describeLocation(op->getLoc());
+          std::optional<double> t =
+              estimateCollective(c->kind, c->devices, c->bytes, *spec);
+          ++ops;
+          if (!t) {
+            ++unknown;
+            os << llvm::format("  %-32s %-26s ", where.c_str(),
+                               op->getName().getStringRef().str().c_str())
+               << "unknown: the device spec has no link\n";
+            return WalkResult::advance();
+          }
+          bytes += c->bytes;
+          seconds += *t;
+          os << llvm::format("  %-32s %-26s %14.0f %14.0f %12.3f  %s\n",
+                             where.c_str(),
+                             op->getName().getStringRef().str().c_str(), 0.0,
+                             c->bytes, *t * 1e6, "link");
+          return WalkResult::advance();
         }
         if (!hasCostModel(op))
           return WalkResult::advance();
