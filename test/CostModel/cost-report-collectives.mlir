@@ -9,8 +9,8 @@
 shard.grid @mesh(shape = 4)
 
 // CHECK-LABEL: func @step
-// CHECK: shard.all_reduce {{ +}}0 {{ +}}4194304 {{ +}}25.981  link
-// CHECK: shard.all_gather {{ +}}0 {{ +}}16777216 {{ +}}33.962  link
+// CHECK: shard.all_reduce 0 4194304 25.981 link
+// CHECK: shard.all_gather 0 16777216 33.962 link
 // CHECK: total @step: 0 FLOPs, 20971520 bytes, 59.943 us (2 ops)
 func.func @step(%x: tensor<1048576xf32>) -> tensor<4194304xf32> {
   %0 = shard.all_reduce %x on @mesh grid_axes = [0] : tensor<1048576xf32> -> tensor<1048576xf32>
