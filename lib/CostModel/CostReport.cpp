@@ -19,8 +19,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -130,8 +130,8 @@ std::optional<CollectiveCall> collectiveOf(Operation *op) {
     return make(Collective::AllGather, op, c.getGridAttr(), c.getGridAxes(),
                 c.getResult());
   if (auto c = dyn_cast<shard::ReduceScatterOp>(op))
-    return make(Collective::ReduceScatter, op, c.getGridAttr(),
-                c.getGridAxes(), c.getInput());
+    return make(Collective::ReduceScatter, op, c.getGridAttr(), c.getGridAxes(),
+                c.getInput());
   if (auto c = dyn_cast<shard::AllToAllOp>(op))
     return make(Collective::AllToAll, op, c.getGridAttr(), c.getGridAxes(),
                 c.getInput());

@@ -78,6 +78,33 @@ def LowerCollectivesPass
                            "::mlir::paddle::PaddleDialect"];
 }
 
+def ShardingReportPass
+    : Pass<"paddle-sharding-report", "::mlir::ModuleOp"> {
+  let summary = "Print how a module with a mesh is split and its collectives.";
+  let description = [{
+    Partitions a copy of the module (sharding-propagation,
+    paddle-complete-sharding, shard-partition) and prints, per function,
+    how each argument and result is split with its per-device shape, and
+    every collective the partition inserted: the kind, the mesh axes, the
+    bytes of the full buffer on each device, the location of the op or
+    annotation that asked for it, and its predicted time over the target's
+    link (alpha-beta, as paddle-cost-report). `json=PATH` also writes the
+    report as JSON (whole or not at all). The module itself is left as it
+    is.
+
+    ```
+    func @mlp on mesh [2, 2]
+      argument 0  tensor<8x16xf32>  split [[0], []]  per device tensor<4x16xf32>
+      ...
+      all_reduce  axes [1]  16384 B  model.py:12  2.4 us
+    ```
+  }];
+  let options = [
+    Option<"json", "json", "std::string", /*default=*/"",
+           "Also write the report as JSON to this file">
+  ];
+}
+
 def PartitionPass : Pass<"paddle-partition", "::mlir::ModuleOp"> {
   let summary = "Partition a module with a device mesh into its SPMD program.";
   let description = [{
