@@ -273,3 +273,22 @@ def test_a_failing_device_fails_the_others_and_is_named(tmp_path):
                    extra_args=["--mesh", "4", "--collective-timeout", "30"])
     assert not (tmp_path / "out").exists(), "no partial output after a failure"
     assert "timed out" not in str(err.value)
+
+
+def test_a_dynamic_batch_dim_split_over_the_data_axis(tmp_path):
+    # The batch size is known only at run time: each device takes its
+    # block; a size the devices do not divide is an error naming the dim.
+    text = ("shard.grid @mesh(shape = 2)\n"
+            "func.func @f(%x: tensor<?x12xf32>, %w: tensor<12x16xf32>) -> tensor<?x16xf32> {\n"
+            "  %s = shard.sharding @mesh split_axes = [[0]] : !shard.sharding\n"
+            "  %a = shard.shard %x to %s : tensor<?x12xf32>\n"
+            "  %m = paddle.matmul %a, %w : tensor<?x12xf32>, tensor<12x16xf32> -> tensor<?x16xf32>\n"
+            "  %r = paddle.tanh %m : tensor<?x16xf32> -> tensor<?x16xf32>\n"
+            "  return %r : tensor<?x16xf32>\n}\n")
+    for batch in (2, 6, 10):
+        x = randn(batch, 12)
+        (got,) = run_module(tmp_path, text, [x, W], extra_args=["--mesh", "2"])
+        np.testing.assert_allclose(got, np.tanh(x @ W), rtol=1e-5, atol=1e-6)
+    with pytest.raises(PaddleRunError,
+                       match=r"dim 0 of size 5 is split over mesh axes \[0\] \(2 devices"):
+        run_module(tmp_path, text, [randn(5, 12), W], extra_args=["--mesh", "2"])
