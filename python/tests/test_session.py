@@ -13,6 +13,7 @@ libraries, concurrent runs, memory limits and Chrome traces.
 """
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -199,8 +200,14 @@ def test_abi_version_mismatch(tmp_path):
     assert "compiled for runtime ABI version 999" in proc.stderr
 
 
+def runtime_abi_version():
+    header = (Path(__file__).resolve().parents[2] / "runtime" / "include" /
+              "paddle_runtime" / "runtime.h").read_text()
+    return int(re.search(r"#define PADDLE_RUNTIME_ABI_VERSION (\d+)", header).group(1))
+
+
 def test_unknown_runtime_import(tmp_path):
-    proc = run(fake_module(tmp_path, 1, "paddle_no_such_function"))
+    proc = run(fake_module(tmp_path, runtime_abi_version(), "paddle_no_such_function"))
     assert proc.returncode == 1
     assert "'paddle_no_such_function', which this runtime does not have" in proc.stderr
 
