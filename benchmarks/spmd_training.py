@@ -12,7 +12,7 @@ by its own `--bench` (median over repeated runs), so all numbers come from
 the same runtime path. Prints a markdown table; --json FILE keeps the rows.
 A measurement, not a test.
 
-    .venv/bin/python benchmarks/spmd_training.py [--runs 30] [--repeats 3]
+    .venv/bin/python benchmarks/spmd_training.py [--runs 10] [--repeats 3]
 """
 
 import argparse
@@ -91,12 +91,12 @@ def bench(cmd, runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=30, help="--bench runs per measurement")
+    ap.add_argument("--runs", type=int, default=10, help="--bench runs per measurement")
     ap.add_argument("--repeats", type=int, default=3,
                     help="measurements per variant, interleaved (median taken)")
     ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--d", type=int, default=256)
-    ap.add_argument("--seq", type=int, default=64)
+    ap.add_argument("--d", type=int, default=128)
+    ap.add_argument("--seq", type=int, default=32)
     ap.add_argument("--json", help="also write the rows here")
     opts = ap.parse_args()
     mpirun = shutil.which("mpirun.mpich") or shutil.which("mpirun")
