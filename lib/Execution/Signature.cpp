@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "paddle/Sharding/Passes.h"
+#include "paddle/Support/RuntimeDtype.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -17,26 +18,6 @@ using namespace mlir::paddle;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-static paddle_dtype_t toDtype(Type t) {
-  if (t.isF32())
-    return PADDLE_F32;
-  if (t.isF16())
-    return PADDLE_F16;
-  if (t.isBF16())
-    return PADDLE_BF16;
-  if (t.isF64())
-    return PADDLE_F64;
-  if (t.isInteger(1))
-    return PADDLE_I1;
-  if (t.isInteger(8))
-    return PADDLE_I8;
-  if (t.isInteger(32))
-    return PADDLE_I32;
-  if (t.isInteger(64))
-    return PADDLE_I64;
-  return PADDLE_DTYPE_INVALID;
 }
 
 static llvm::Expected<paddle_tensor_spec_t>
@@ -50,7 +31,7 @@ toSpec(Type type, StringRef function, StringRef what, unsigned index) {
                      llvm::Twine(index) + " has type " + typeStr +
                      ", expected a ranked tensor");
   paddle_tensor_spec_t spec{};
-  spec.dtype = toDtype(t.getElementType());
+  spec.dtype = toRuntimeDtype(t.getElementType());
   if (spec.dtype == PADDLE_DTYPE_INVALID)
     return makeError("function '" + function + "': " + what + " " +
                      llvm::Twine(index) + " has unsupported element type in " +

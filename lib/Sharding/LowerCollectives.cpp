@@ -13,6 +13,7 @@
 
 #include "../Transforms/RuntimeFunctions.h"
 #include "dialects/Paddle/IR/PaddleOps.h"
+#include "paddle/Support/RuntimeDtype.h"
 #include "paddle_runtime/collectives.h"
 #include "paddle_runtime/runtime.h"
 
@@ -40,26 +41,6 @@ using namespace mlir;
 using shard::GridAxis;
 
 namespace {
-
-paddle_dtype_t dtypeOf(Type t) {
-  if (t.isF32())
-    return PADDLE_F32;
-  if (t.isF16())
-    return PADDLE_F16;
-  if (t.isBF16())
-    return PADDLE_BF16;
-  if (t.isF64())
-    return PADDLE_F64;
-  if (t.isInteger(1))
-    return PADDLE_I1;
-  if (t.isInteger(8))
-    return PADDLE_I8;
-  if (t.isInteger(32))
-    return PADDLE_I32;
-  if (t.isInteger(64))
-    return PADDLE_I64;
-  return PADDLE_DTYPE_INVALID;
-}
 
 std::string typeSuffix(Type t) {
   std::string s;
@@ -159,7 +140,7 @@ struct Lowering {
     if (failed(grid))
       return failure();
     Type element = resultType.getElementType();
-    paddle_dtype_t dtype = dtypeOf(element);
+    paddle_dtype_t dtype = paddle::toRuntimeDtype(element);
     if (dtype == PADDLE_DTYPE_INVALID)
       return op->emitOpError() << "has element type " << element
                                << ", which the runtime's collectives lack";
@@ -283,6 +264,16 @@ struct Lowering {
     return success();
   }
 
+  /// `axes`, or every axis of `grid` when it lists none.
+  static SmallVector<GridAxis> axesOrAll(shard::GridOp grid,
+                                         ArrayRef<GridAxis> axes) {
+    SmallVector<GridAxis> all(axes);
+    if (all.empty())
+      for (size_t a = 0; a < grid.getShape().size(); ++a)
+        all.push_back(a);
+    return all;
+  }
+
   /// This device's coordinate along `axis` of `grid`, as an index.
   FailureOr<Value> processIndex(OpBuilder &b, Location loc, shard::GridOp grid,
                                 GridAxis axis) {
@@ -305,12 +296,8 @@ struct Lowering {
     FailureOr<shard::GridOp> grid = gridOf(op, op.getGridAttr());
     if (failed(grid))
       return failure();
-    SmallVector<GridAxis> axes(op.getAxes());
-    if (axes.empty())
-      for (size_t a = 0; a < grid->getShape().size(); ++a)
-        axes.push_back(a);
     SmallVector<Value> indices;
-    for (GridAxis a : axes) {
+    for (GridAxis a : axesOrAll(*grid, op.getAxes())) {
       FailureOr<Value> index = processIndex(b, op.getLoc(), *grid, a);
       if (failed(index))
         return failure();
@@ -346,12 +333,8 @@ struct Lowering {
     FailureOr<shard::GridOp> grid = gridOf(op, op.getGridAttr());
     if (failed(grid))
       return failure();
-    SmallVector<GridAxis> axes(op.getAxes());
-    if (axes.empty())
-      for (size_t a = 0; a < grid->getShape().size(); ++a)
-        axes.push_back(a);
     SmallVector<Value> sizes;
-    for (GridAxis a : axes)
+    for (GridAxis a : axesOrAll(*grid, op.getAxes()))
       sizes.push_back(
           arith::ConstantIndexOp::create(b, op.getLoc(), grid->getShape()[a]));
     op.replaceAllUsesWith(sizes);

@@ -131,6 +131,9 @@ public:
   void abort(const char *reason) override;
 
 private:
+  /// Takes an abort notice another rank sent, if one is there: its
+  /// reason, and the sender's rank (-1 without a notice).
+  int takeNotice(std::string &reason);
   /// Polls `request` to completion, an abort notice or the deadline.
   paddle_status_t wait(MPI_Request *request, const std::string &what);
   paddle_status_t fail(paddle_status_code_t code, const std::string &reason) {
@@ -159,6 +162,20 @@ private:
   std::string abortNotice; // kept alive for the sends of abort()
 };
 
+int MpiComm::takeNotice(std::string &reason) {
+  int notice = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, kAbortTag, control, &notice, &status);
+  if (!notice)
+    return -1;
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_CHAR, &bytes);
+  reason.assign(static_cast<size_t>(bytes), '\0');
+  MPI_Recv(reason.data(), bytes, MPI_CHAR, status.MPI_SOURCE, kAbortTag,
+           control, MPI_STATUS_IGNORE);
+  return status.MPI_SOURCE;
+}
+
 paddle_status_t MpiComm::wait(MPI_Request *request, const std::string &what) {
   Clock::time_point start = Clock::now(), deadline = start + timeout;
   for (;;) {
@@ -167,17 +184,9 @@ paddle_status_t MpiComm::wait(MPI_Request *request, const std::string &what) {
       return fail(PADDLE_INTERNAL, what + ": MPI reported an error");
     if (done)
       return nullptr;
-    int notice = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kAbortTag, control, &notice, &status);
-    if (notice) {
-      int bytes = 0;
-      MPI_Get_count(&status, MPI_CHAR, &bytes);
-      std::string reason(static_cast<size_t>(bytes), '\0');
-      MPI_Recv(reason.data(), bytes, MPI_CHAR, status.MPI_SOURCE, kAbortTag,
-               control, MPI_STATUS_IGNORE);
+    std::string reason;
+    if (takeNotice(reason) >= 0)
       return fail(PADDLE_ABORTED, reason);
-    }
     Clock::time_point now = Clock::now();
     if (now > deadline) {
       char seconds[32];
@@ -330,16 +339,9 @@ void MpiComm::abort(const char *reason) {
   Clock::time_point until = Clock::now() + timeout;
   int done = 0;
   while (!done && Clock::now() < until) {
-    int notice = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kAbortTag, control, &notice, &status);
-    if (notice) {
-      int bytes = 0;
-      MPI_Get_count(&status, MPI_CHAR, &bytes);
-      std::string theirs(static_cast<size_t>(bytes), '\0');
-      MPI_Recv(theirs.data(), bytes, MPI_CHAR, status.MPI_SOURCE, kAbortTag,
-               control, MPI_STATUS_IGNORE);
-      MPI_Request &send = sends[status.MPI_SOURCE];
+    std::string theirs;
+    if (int source = takeNotice(theirs); source >= 0) {
+      MPI_Request &send = sends[source];
       if (send != MPI_REQUEST_NULL) {
         MPI_Cancel(&send);
         MPI_Request_free(&send);
