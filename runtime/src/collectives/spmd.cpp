@@ -363,8 +363,13 @@ struct Call {
   paddle_reduce_op_t op = PADDLE_REDUCE_SUM;
   View in, out;
   int64_t groupSize = 1;
-  /// "all_gather over mesh axes [1] (dim 0)", `detail` the parenthesis.
-  std::string what;
+  /// What the call was asked, as given, for its description (describe()),
+  /// which only a failure builds: a collective that succeeds formats no
+  /// text.
+  bool axesRead = false;
+  bool processIndex = false;
+  int32_t rawOp = 0;
+  int64_t dim = 0, dim2 = 0;
 };
 
 /// "sum", ...; "?" for an int that is no reduction.
@@ -374,19 +379,40 @@ const char *opName(int32_t op) {
   return paddle_reduce_op_name(static_cast<paddle_reduce_op_t>(op));
 }
 
-std::string describe(Kind kind, const std::vector<int64_t> *axes,
-                     const std::string &detail) {
-  return std::string(paddle::collectives::kindName(kind)) + " over mesh axes " +
-         (axes ? listText(*axes) : "?") + " (" + detail + ")";
+/// "all_gather over mesh axes [1] (dim 0)".
+std::string describe(const Call &call) {
+  if (call.processIndex)
+    return "process_index of mesh axis " + std::to_string(call.dim);
+  std::string detail;
+  switch (call.kind) {
+  case Kind::AllReduce:
+    detail = opName(call.rawOp);
+    break;
+  case Kind::AllGather:
+    detail = "dim " + std::to_string(call.dim);
+    break;
+  case Kind::ReduceScatter:
+    detail =
+        std::string(opName(call.rawOp)) + ", dim " + std::to_string(call.dim);
+    break;
+  default:
+    detail = "split dim " + std::to_string(call.dim) + ", concat dim " +
+             std::to_string(call.dim2);
+    break;
+  }
+  return std::string(paddle::collectives::kindName(call.kind)) +
+         " over mesh axes " + (call.axesRead ? listText(call.axes) : "?") +
+         " (" + detail + ")";
 }
 
 /// Reads and checks what every collective shares; `reduces` for the ones
 /// with an op.
-paddle_status_t prepare(Call &call, const std::string &detail, void *in,
-                        void *out, void *mesh, void *axes, int32_t dtype,
-                        bool reduces, int32_t op) {
+paddle_status_t prepare(Call &call, void *in, void *out, void *mesh, void *axes,
+                        int32_t dtype, bool reduces, int32_t op) {
+  call.processIndex = false;
+  call.rawOp = op;
   paddle_status_t badAxes = readList(axes, "axes", &call.axes);
-  call.what = describe(call.kind, badAxes ? nullptr : &call.axes, detail);
+  call.axesRead = !badAxes;
   if (badAxes)
     return badAxes;
   if (paddle_status_t s = checkCall(binding, mesh, call.axes))
@@ -562,12 +588,13 @@ thread_local std::string abortReason;
 
 /// Ends the call when `s` is an error: aborts the world and the groups this
 /// device split from it, so that the other devices fail instead of waiting
-/// for this one, then fails with "`what`: cause" and the error's code.
-void failOnError(paddle_status_t s, const std::string &what) {
+/// for this one, then fails with "`call` described: cause" and the error's
+/// code.
+void failOnError(paddle_status_t s, const Call &call) {
   if (!s)
     return;
   paddle_status_code_t code = paddle_status_code(s);
-  failureMessage = what + ": " + paddle_status_message(s);
+  failureMessage = describe(call) + ": " + paddle_status_message(s);
   paddle_status_free(s);
   if (binding.world) {
     abortReason = binding.deviceText() + ": " + failureMessage;
@@ -636,9 +663,9 @@ extern "C" void _mlir_ciface_paddle_spmd_all_reduce(void *in, void *out,
                                                     int32_t dtype, int32_t op) {
   Call &call = currentCall;
   call.kind = Kind::AllReduce;
-  paddle_status_t s = prepare(call, opName(op), in, out, mesh, axes, dtype,
-                              /*reduces=*/true, op);
-  failOnError(s ? s : allReduce(call), call.what);
+  paddle_status_t s =
+      prepare(call, in, out, mesh, axes, dtype, /*reduces=*/true, op);
+  failOnError(s ? s : allReduce(call), call);
 }
 
 extern "C" void _mlir_ciface_paddle_spmd_all_gather(void *in, void *out,
@@ -647,9 +674,10 @@ extern "C" void _mlir_ciface_paddle_spmd_all_gather(void *in, void *out,
                                                     int64_t dim) {
   Call &call = currentCall;
   call.kind = Kind::AllGather;
-  paddle_status_t s = prepare(call, "dim " + std::to_string(dim), in, out, mesh,
-                              axes, dtype, /*reduces=*/false, 0);
-  failOnError(s ? s : allGather(call, dim), call.what);
+  call.dim = dim;
+  paddle_status_t s =
+      prepare(call, in, out, mesh, axes, dtype, /*reduces=*/false, 0);
+  failOnError(s ? s : allGather(call, dim), call);
 }
 
 extern "C" void _mlir_ciface_paddle_spmd_reduce_scatter(void *in, void *out,
@@ -659,10 +687,10 @@ extern "C" void _mlir_ciface_paddle_spmd_reduce_scatter(void *in, void *out,
                                                         int64_t dim) {
   Call &call = currentCall;
   call.kind = Kind::ReduceScatter;
+  call.dim = dim;
   paddle_status_t s =
-      prepare(call, std::string(opName(op)) + ", dim " + std::to_string(dim),
-              in, out, mesh, axes, dtype, /*reduces=*/true, op);
-  failOnError(s ? s : reduceScatter(call, dim), call.what);
+      prepare(call, in, out, mesh, axes, dtype, /*reduces=*/true, op);
+  failOnError(s ? s : reduceScatter(call, dim), call);
 }
 
 extern "C" void _mlir_ciface_paddle_spmd_all_to_all(void *in, void *out,
@@ -672,19 +700,20 @@ extern "C" void _mlir_ciface_paddle_spmd_all_to_all(void *in, void *out,
                                                     int64_t concat_dim) {
   Call &call = currentCall;
   call.kind = Kind::AllToAll;
-  paddle_status_t s = prepare(call,
-                              "split dim " + std::to_string(split_dim) +
-                                  ", concat dim " + std::to_string(concat_dim),
-                              in, out, mesh, axes, dtype, /*reduces=*/false, 0);
-  failOnError(s ? s : allToAll(call, split_dim, concat_dim), call.what);
+  call.dim = split_dim;
+  call.dim2 = concat_dim;
+  paddle_status_t s =
+      prepare(call, in, out, mesh, axes, dtype, /*reduces=*/false, 0);
+  failOnError(s ? s : allToAll(call, split_dim, concat_dim), call);
 }
 
 extern "C" int64_t _mlir_ciface_paddle_spmd_process_index(void *mesh,
                                                           int64_t axis) {
   Call &call = currentCall;
-  call.what = "process_index of mesh axis " + std::to_string(axis);
+  call.processIndex = true;
+  call.dim = axis;
   call.axes.assign(1, axis);
   paddle_status_t s = checkCall(binding, mesh, call.axes);
-  failOnError(s, call.what);
+  failOnError(s, call);
   return binding.coords[axis];
 }
