@@ -452,15 +452,8 @@ JitModule::create(ModuleOp module, const CompileOptions &compile,
                   const JitOptions &jitOptions) {
   unsigned optLevel = jitOptions.optLevel;
   std::unique_ptr<JitModule> jit(new JitModule());
-  if (llvm::Error error = partitionForMesh(module))
-    return std::move(error);
-  auto functions = collectSignatures(module);
-  if (!functions)
-    return functions.takeError();
-  jit->functions_ = std::move(*functions);
-  dropSpmdSignatureAttributes(module);
-
-  // Lower and translate, collecting diagnostics into the error message.
+  // Partition, lower and translate, collecting diagnostics into the error
+  // message.
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diagnostics);
@@ -469,6 +462,16 @@ JitModule::create(ModuleOp module, const CompileOptions &compile,
       os << note.getLocation() << ": note: " << note << "\n";
     return success();
   });
+  if (llvm::Error error = partitionForMesh(module)) {
+    llvm::consumeError(std::move(error));
+    return makeError("partitioning for the device mesh failed:\n" +
+                     diagnostics);
+  }
+  auto functions = collectSignatures(module);
+  if (!functions)
+    return functions.takeError();
+  jit->functions_ = std::move(*functions);
+  dropSpmdSignatureAttributes(module);
   {
     PassManager pm(module.getContext());
     if (jitOptions.passManagerFlags && failed(applyPassManagerCLOptions(pm)))

@@ -10,7 +10,6 @@
 #include "paddle/Support/RuntimeDtype.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
@@ -83,19 +82,10 @@ llvm::Error mlir::paddle::partitionForMesh(ModuleOp module) {
   // A device's inputs are blocks of the caller's arrays that the runtime
   // packs: a result written into one in place would be lost.
   dropDonationRequests(module);
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << d.getLocation() << ": " << d << "\n";
-    for (Diagnostic &note : d.getNotes())
-      os << note.getLocation() << ": note: " << note << "\n";
-    return success();
-  });
   PassManager pm(module.getContext());
   pm.addPass(createPartitionPass());
   if (failed(pm.run(module)))
-    return makeError("partitioning for the device mesh failed:\n" +
-                     diagnostics);
+    return makeError("partitioning for the device mesh failed");
   return llvm::Error::success();
 }
 

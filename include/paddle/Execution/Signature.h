@@ -73,8 +73,8 @@ llvm::Expected<std::vector<FunctionSignature>>
 collectSignatures(ModuleOp module);
 
 /// Partitions `module` for its device mesh (paddle-partition) when it has
-/// one, so that its signatures are those of the per-device program; errors
-/// carry the diagnostics.
+/// one, so that its signatures are those of the per-device program. The
+/// diagnostics go to the context's handlers, as the caller's pipeline's do.
 llvm::Error partitionForMesh(ModuleOp module);
 
 /// Removes the SPMD signature attributes (paddle.mesh, paddle.sharding)
