@@ -295,7 +295,7 @@ class MultiHeadAttention(Module):
         q, k, v = self._project(query, 0), self._project(key, 1), self._project(value, 2)
         mask = None
         if attn_mask is not None:
-            mask = _additive_mask(attn_mask)
+            mask = _additive_mask(attn_mask, query.dtype)
             mshape = _ops.shape(attn_mask)
             if tuple(mshape) == (b * self.num_heads, lq, s):
                 mask = _ops.reshape(mask, (b, self.num_heads, lq, s))
@@ -306,18 +306,19 @@ class MultiHeadAttention(Module):
             if tuple(_ops.shape(key_padding_mask)) != (b, s):
                 raise ValueError(f"MultiHeadAttention: key_padding_mask must be [{b}, {s}], "
                                  f"got {_ops.shape(key_padding_mask)}")
-            pad = _ops.reshape(_additive_mask(key_padding_mask), (b, 1, 1, s))
+            pad = _ops.reshape(_additive_mask(key_padding_mask, query.dtype), (b, 1, 1, s))
             mask = pad if mask is None else mask + pad
         o, weights = F.scaled_dot_product_attention(q, k, v, mask)
         o = _ops.reshape(_ops.transpose(o, (0, 2, 1, 3)), (b, lq, e))
         return self.out_proj(o), _ops.mean(weights, axis=1)
 
 
-def _additive_mask(mask):
-    """Boolean (True = masked) -> 0 / -inf floats; float masks as given."""
-    dtype = getattr(mask, "dtype", None)
-    if str(dtype) in ("bool", "i1"):
-        return _ops.where(mask, -np.inf, 0.0)
+def _additive_mask(mask, dtype):
+    """Boolean (True = masked) -> 0 / -inf of the scores' `dtype` (a numpy
+    bool mask would otherwise give float64 and promote the attention);
+    float masks as given."""
+    if str(getattr(mask, "dtype", None)) in ("bool", "i1"):
+        return _ops.where(mask, np.array(-np.inf, dtype), np.array(0.0, dtype))
     return mask
 
 
