@@ -296,6 +296,59 @@ struct Executable {
   }
 };
 
+/// An in-process group of ranks (paddle_local_group_*): the links between
+/// the stages of a pipeline, each stage a thread of this process.
+struct LocalGroup {
+  LocalGroup(int size, double timeoutSeconds) {
+    if (paddle_status_t s =
+            paddle_local_group_create(size, timeoutSeconds, &group))
+      raiseStatus(s, "LocalGroup: ");
+  }
+  ~LocalGroup() { paddle_local_group_release(group); }
+  LocalGroup(const LocalGroup &) = delete;
+  LocalGroup &operator=(const LocalGroup &) = delete;
+  paddle_local_group_t group = nullptr;
+};
+
+/// One rank's communicator; it keeps its group alive.
+struct Comm {
+  std::shared_ptr<LocalGroup> owner;
+  paddle_comm_t comm = nullptr;
+
+  /// `array` as bytes to send or receive: it must be C-contiguous (and
+  /// writable to receive into).
+  static std::pair<void *, size_t> bytes(py::array &array, bool writable,
+                                         const char *what) {
+    if (!(array.flags() & py::array::c_style))
+      throw py::value_error(std::string(what) +
+                            ": the array must be C-contiguous");
+    if (writable && !array.writeable())
+      throw py::value_error(std::string(what) + ": the array must be writable");
+    // Not array.nbytes(): see Builder.cpp on numpy 2 descriptors.
+    return {array.mutable_data(), py::cast<size_t>(array.attr("nbytes"))};
+  }
+  void send(py::array array, int dest, int tag) {
+    auto [data, size] = bytes(array, /*writable=*/false, "send");
+    paddle_status_t s;
+    {
+      py::gil_scoped_release release;
+      s = paddle_comm_send(comm, data, size, PADDLE_I8, dest, tag);
+    }
+    if (s)
+      raiseStatus(s, "");
+  }
+  void recv(py::array array, int source, int tag) {
+    auto [data, size] = bytes(array, /*writable=*/true, "recv");
+    paddle_status_t s;
+    {
+      py::gil_scoped_release release;
+      s = paddle_comm_recv(comm, data, size, PADDLE_I8, source, tag);
+    }
+    if (s)
+      raiseStatus(s, "");
+  }
+};
+
 /// `text` parsed as compile options; a ValueError names what is wrong.
 mlir::paddle::CompileOptions parseCompileOptions(const std::string &text) {
   mlir::paddle::CompileOptions options;
@@ -461,6 +514,41 @@ void bindExecution(py::module_ &m) {
       },
       py::arg("n"));
   m.def("get_num_threads", [] { return paddle_get_num_threads(); });
+
+  py::class_<LocalGroup, std::shared_ptr<LocalGroup>>(
+      m, "LocalGroup",
+      "`size` ranks in this process, each a thread with its own Comm; every "
+      "wait of theirs times out after `timeout` seconds")
+      .def(py::init<int, double>(), py::arg("size"), py::arg("timeout"))
+      .def("comm", [](std::shared_ptr<LocalGroup> &g, int rank) {
+        Comm c{g, nullptr};
+        if (paddle_status_t s =
+                paddle_local_group_comm(g->group, rank, &c.comm))
+          raiseStatus(s, "LocalGroup.comm: ");
+        return c;
+      });
+  py::class_<Comm>(m, "Comm",
+                   "One rank's communicator (collectives.h): point to point "
+                   "between ranks, matched by (source, tag) in order")
+      .def_property_readonly("rank",
+                             [](Comm &c) { return paddle_comm_rank(c.comm); })
+      .def_property_readonly("size",
+                             [](Comm &c) { return paddle_comm_size(c.comm); })
+      .def("send", &Comm::send, py::arg("array"), py::arg("dest"),
+           py::arg("tag") = 0,
+           "Sends the bytes of a C-contiguous array; returns once they are "
+           "copied out")
+      .def("recv", &Comm::recv, py::arg("array"), py::arg("source"),
+           py::arg("tag") = 0,
+           "Receives into a writable C-contiguous array of the sent size")
+      .def(
+          "abort",
+          [](Comm &c, const std::string &reason) {
+            paddle_comm_abort(c.comm, reason.c_str());
+          },
+          py::arg("reason"),
+          "This rank failed: the others' pending and next calls fail, "
+          "naming it and `reason`");
 }
 
 } // namespace paddle_py

@@ -7,7 +7,8 @@
   mark donated arguments (`paddle.aliasing_output`) before compiling, and
   `export` saves it.
 - `value_and_grad(f)`: pm.value_and_grad with an auxiliary result.
-- `compile(module)`: `_core.compile`.
+- `trace_functions([(name, fn, example_args), ...])`: several in one module.
+- `compile(module)`: `_core.compile`; `core()`: `_core` itself.
 - `donation_problem(array)`: why a compiled call cannot update `array` in
   place, or None (pm.jit's check of donated arguments).
 """
@@ -22,14 +23,20 @@ def _mod(name):
 
 
 def trace(fn, example_args, name):
+    return trace_functions([(name, fn, example_args)])
+
+
+def trace_functions(functions):
+    """One module with a public function per (name, fn, example_args)."""
     _core, _trace = _mod("_core"), _mod("_trace")
     module = _core.Module(_trace.context())
-    types = [_trace.mlir_type(a.shape, a.dtype) for a in example_args]
-    fb = module.add_function(name, types)
-    with _trace.Trace(module, fb) as t:
-        tracers = [_trace.Tracer(v, t) for v in fb.args]
-        results = fn(*tracers)
-        fb.ret([t.lift(r) for r in results])
+    for name, fn, example_args in functions:
+        types = [_trace.mlir_type(a.shape, a.dtype) for a in example_args]
+        fb = module.add_function(name, types)
+        with _trace.Trace(module, fb) as t:
+            tracers = [_trace.Tracer(v, t) for v in fb.args]
+            results = fn(*tracers)
+            fb.ret([t.lift(r) for r in results])
     return module
 
 
@@ -41,6 +48,10 @@ def value_and_grad(f):
 
 def compile(module):  # noqa: A001 (the _core name)
     return _mod("_core").compile(module)
+
+
+def core():
+    return _mod("_core")
 
 
 def donation_problem(array):

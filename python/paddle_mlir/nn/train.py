@@ -52,7 +52,7 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, name="train_step", mesh=None,
-                 parallel="data", zero=0):
+                 parallel="data", zero=0, stages=None, microbatches=1):
         from ..optim import Optimizer
         from .module import Module
         for what, value, kind, shown in (("model", model, Module, "pm.nn.Module"),
@@ -74,7 +74,19 @@ class TrainStep:
         self._frozen = [k for k in named if k not in trained]
         self._cache = {}
         self.mesh, self.zero = mesh, zero
-        self._specs = _parallel_specs(model, mesh, parallel, zero) if mesh is not None else None
+        self._pipeline = None
+        if parallel == "pipeline" and mesh is not None:
+            if zero:
+                raise ValueError("TrainStep: zero=1 splits the optimizer state over a data "
+                                 "axis; parallel='pipeline' has none (each stage holds its "
+                                 "own parameters' state)")
+            from .pipeline import PipelineStep
+            self._pipeline = PipelineStep(self, mesh, stages, microbatches)
+        elif stages is not None or microbatches != 1:
+            raise ValueError("TrainStep: stages and microbatches are for "
+                             "parallel='pipeline' on a mesh")
+        self._specs = (_parallel_specs(model, mesh, parallel, zero)
+                       if mesh is not None and self._pipeline is None else None)
         self.donated = None  # whether the latest call updated the state in place
         self.last_module = None  # the paddle-level module of the latest compile
 
@@ -199,6 +211,10 @@ class TrainStep:
 
     def __call__(self, x, *targets):
         batch = [_as_batch_array(a, i) for i, a in enumerate((x,) + targets)]
+        if self._pipeline is not None:
+            self._check_state(self._arguments(batch))
+            self.donated = False  # each stage's new values are copied back
+            return StepOutput(*self._pipeline(batch))
         key = self._key(batch)
         if key not in self._cache:
             self._cache[key] = self._build(batch)
@@ -236,9 +252,6 @@ def _parallel_specs(model, mesh, parallel, zero):
     if zero not in (0, 1):
         raise ValueError(f"TrainStep: zero must be 0 or 1 (ZeRO-1: optimizer state split "
                          f"over the data axis), got {zero!r}")
-    if parallel == "pipeline":
-        raise NotImplementedError("TrainStep: parallel='pipeline' is not implemented yet; "
-                                  "use 'data', 'tensor' or a dict of specs")
     if parallel == "data":
         data = "data" if "data" in names else (names[0] if len(names) == 1 else None)
         if data is None:
