@@ -66,6 +66,32 @@ Block blockOf(const paddle_spmd_signature_t &spmd,
   return b;
 }
 
+/// Whether `device` holds the first copy of its block of a tensor split as
+/// `sharding`: the devices that differ only along mesh axes that split no
+/// dim hold equal blocks, and the one at coordinate 0 of those axes is
+/// the first.
+bool firstCopy(const paddle_spmd_signature_t &spmd,
+               const paddle_tensor_sharding_t &sharding, int32_t rank,
+               int64_t device) {
+  bool splits[PADDLE_MAX_MESH_RANK] = {};
+  for (int32_t d = 0; d < rank; ++d)
+    for (int k = 0; k < PADDLE_MAX_MESH_RANK && sharding.split[d][k] >= 0; ++k)
+      splits[sharding.split[d][k]] = true;
+  std::vector<int64_t> coords = coordinates(spmd, device);
+  for (int32_t a = 0; a < spmd.mesh_rank; ++a)
+    if (!splits[a] && coords[a] != 0)
+      return false;
+  return true;
+}
+
+/// Whether a tensor split as `sharding` is whole on every device.
+bool isWhole(const paddle_tensor_sharding_t &sharding, int32_t rank) {
+  for (int32_t d = 0; d < rank; ++d)
+    if (sharding.split[d][0] >= 0)
+      return false;
+  return true;
+}
+
 std::string axesOf(const paddle_tensor_sharding_t &sharding, int32_t d) {
   std::string s = "[";
   for (int k = 0; k < PADDLE_MAX_MESH_RANK && sharding.split[d][k] >= 0; ++k)
@@ -158,12 +184,20 @@ paddle_status_t takeInputs(const paddle_function_signature_t &sig,
 }
 
 /// Writes device `device`'s block `part` of result `o` into the full
-/// result, allocating it at the first block.
+/// result, allocating it at the first block. Only the first copy of each
+/// block is written (the others are equal); a whole result is taken over
+/// from the first device that has it, without a copy.
 paddle_status_t placeOutput(const paddle_function_signature_t &sig,
-                            int64_t device, int32_t o,
-                            const paddle_tensor_t &part,
+                            int64_t device, int32_t o, paddle_tensor_t &part,
                             paddle_tensor_t &full) {
   const paddle_spmd_signature_t &spmd = *sig.spmd;
+  if (!firstCopy(spmd, spmd.outputs[o], part.rank, device))
+    return nullptr;
+  if (isWhole(spmd.outputs[o], part.rank) && !part.strides && !full.data) {
+    full = part;
+    part = paddle_tensor_t{};
+    return nullptr;
+  }
   Block b =
       blockOf(spmd, spmd.outputs[o], part.rank, coordinates(spmd, device));
   int64_t shape[PADDLE_MAX_RANK], start[PADDLE_MAX_RANK],
@@ -233,27 +267,30 @@ paddle_status_t runInProcess(paddle_session_t session, int32_t index,
       group, paddle_local_group_release);
   std::vector<DevicePart> parts(devices);
   std::vector<paddle_status_t> statuses(devices, nullptr);
+  std::vector<paddle_comm_t> comms(devices, nullptr);
+  for (int64_t d = 0; d < devices; ++d)
+    if (paddle_status_t s = paddle_local_group_comm(group, (int)d, &comms[d]))
+      return s;
+  auto work = [&](int64_t d) {
+    statuses[d] = runPart(session, index, sig, inputs, comms[d], d, parts[d]);
+    if (statuses[d])
+      paddle_comm_abort(comms[d], paddle_status_message(statuses[d]));
+  };
+  // Device 0 runs on the calling thread (a one-device mesh starts no
+  // thread), the others on threads of their own.
   std::vector<std::thread> threads;
-  for (int64_t d = 0; d < devices; ++d) {
-    paddle_comm_t comm = nullptr;
-    if (paddle_status_t s = paddle_local_group_comm(group, (int)d, &comm)) {
-      statuses[d] = s;
-      break;
-    }
+  for (int64_t d = 1; d < devices; ++d) {
     try {
-      threads.emplace_back([&, d, comm] {
-        statuses[d] = runPart(session, index, sig, inputs, comm, d, parts[d]);
-        if (statuses[d])
-          paddle_comm_abort(comm, paddle_status_message(statuses[d]));
-      });
+      threads.emplace_back(work, d);
     } catch (const std::system_error &e) {
       statuses[d] =
           error(PADDLE_INTERNAL,
                 std::string("cannot start a device thread: ") + e.what());
-      paddle_comm_abort(comm, "the host could not start every device");
+      paddle_comm_abort(comms[d], "the host could not start every device");
       break;
     }
   }
+  work(0);
   for (auto &t : threads)
     t.join();
   if (paddle_status_t s = firstCause(statuses))
@@ -288,9 +325,15 @@ paddle_status_t runOnWorld(paddle_session_t session, int32_t index,
     paddle_status_free(s);
     return error(code, "rank " + std::to_string(rank) + ": " + message);
   }
-  // Every rank's block of every result, gathered everywhere.
+  // Every rank's block of every split result, gathered everywhere; a
+  // whole result is already here.
   for (int32_t o = 0; o < sig.num_outputs; ++o) {
-    const paddle_tensor_t &local = part.outputs[o];
+    paddle_tensor_t &local = part.outputs[o];
+    if (isWhole(sig.spmd->outputs[o], local.rank)) {
+      if (paddle_status_t s = placeOutput(sig, 0, o, local, outputs[o]))
+        return s;
+      continue;
+    }
     int64_t count = paddle_tensor_num_elements(&local);
     size_t bytes = count * paddle_dtype_size(local.dtype);
     std::vector<char> all(bytes * devices);

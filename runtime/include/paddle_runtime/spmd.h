@@ -58,9 +58,10 @@ paddle_comm_t paddle_spmd_world(void);
  * `outputs` (num_outputs of them, freed by the caller) receive the full
  * results put together from the devices' blocks. With a null `world` the
  * devices are threads of this process (an in-process mesh whose
- * collectives time out after `timeout_s`); otherwise this process is the
- * device `paddle_comm_rank(world)` of a world with one rank per device
- * (MPI), and every rank receives the full results. A device that fails
+ * collectives time out after `timeout_s`; device 0 is the calling thread,
+ * bound for the call, which ends an earlier binding of it); otherwise this
+ * process is the device `paddle_comm_rank(world)` of a world with one rank per
+ * device (MPI), and every rank receives the full results. A device that fails
  * makes the others fail; the error names it. */
 paddle_status_t
 paddle_session_run_spmd(paddle_session_t session, int32_t function_index,
