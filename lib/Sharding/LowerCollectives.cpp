@@ -139,6 +139,13 @@ struct Lowering {
     FailureOr<shard::GridOp> grid = gridOf(op, gridName);
     if (failed(grid))
       return failure();
+    // Over axes of size 1 (a one-device mesh, or a 2x1 one's second axis)
+    // every collective is the identity: no call, no copy.
+    int64_t groupSize = 1;
+    for (GridAxis a : axes)
+      groupSize *= grid->getShape()[a];
+    if (groupSize == 1 && input.getType() == resultType)
+      return input;
     Type element = resultType.getElementType();
     paddle_dtype_t dtype = paddle::toRuntimeDtype(element);
     if (dtype == PADDLE_DTYPE_INVALID)
@@ -196,7 +203,8 @@ struct Lowering {
     if (failed(r))
       return failure();
     Value result = *r;
-    if (op.getReduction() == shard::ReductionKind::Average) {
+    if (op.getReduction() == shard::ReductionKind::Average &&
+        result != op.getInput()) {
       if (!isa<FloatType>(type.getElementType()))
         return op.emitOpError("averages integers");
       FailureOr<shard::GridOp> grid = gridOf(op, op.getGridAttr());
