@@ -357,9 +357,31 @@ struct LowerCollectivesPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
 
+    SymbolTableCollection tables;
+    // An all_slice over axes of size 1 keeps the whole tensor: left alone
+    // it would become a slice at a run-time offset that hides a constant
+    // or a fusion behind it.
+    WalkResult unknownGrid = module.walk([&](shard::AllSliceOp op) {
+      shard::GridOp grid = shard::getGridOrNull(op, op.getGridAttr(), tables);
+      if (!grid) {
+        op.emitOpError() << "names " << op.getGridAttr()
+                         << ", which is not a shard.grid of the module";
+        return WalkResult::interrupt();
+      }
+      int64_t groupSize = 1;
+      for (GridAxis a : op.getGridAxes())
+        groupSize *= grid.getShape()[a];
+      if (groupSize == 1 && op.getInput().getType() == op.getType()) {
+        op.replaceAllUsesWith(op.getInput());
+        op.erase();
+      }
+      return WalkResult::advance();
+    });
+    if (unknownGrid.wasInterrupted())
+      return signalPassFailure();
+
     // all_slice to process_multi_index and extract_slice (upstream).
     RewritePatternSet patterns(ctx);
-    SymbolTableCollection tables;
     shard::populateAllSliceOpLoweringPatterns(patterns, tables);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       return signalPassFailure();

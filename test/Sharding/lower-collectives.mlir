@@ -63,13 +63,15 @@ shard.grid @mesh(shape = 1x2)
 // CHECK-SAME: (%[[X:.*]]: tensor<4x6xf32>)
 // CHECK-NOT: call @paddle_spmd_all_gather
 // CHECK-NOT: paddle.div
+// CHECK-NOT: extract_slice
 // CHECK: call @paddle_spmd_all_reduce_f32
 // CHECK-NOT: call
-// CHECK: return %[[X]], %[[X]], %[[X]], %{{.*}}
-func.func @unit_axes(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
+// CHECK: return %[[X]], %[[X]], %[[X]], %[[X]], %{{.*}}
+func.func @unit_axes(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
   %0 = shard.all_reduce %x on @mesh grid_axes = [0] reduction = average : tensor<4x6xf32> -> tensor<4x6xf32>
   %1 = shard.all_gather %x on @mesh grid_axes = [0] gather_axis = 0 : tensor<4x6xf32> -> tensor<4x6xf32>
   %2 = shard.reduce_scatter %x on @mesh grid_axes = [0] scatter_axis = 1 : tensor<4x6xf32> -> tensor<4x6xf32>
-  %3 = shard.all_reduce %x on @mesh grid_axes = [1] : tensor<4x6xf32> -> tensor<4x6xf32>
-  return %0, %1, %2, %3 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+  %3 = shard.all_slice %x on @mesh grid_axes = [0] slice_axis = 0 : tensor<4x6xf32> -> tensor<4x6xf32>
+  %4 = shard.all_reduce %x on @mesh grid_axes = [1] : tensor<4x6xf32> -> tensor<4x6xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
 }
