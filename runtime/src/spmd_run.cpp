@@ -11,7 +11,9 @@
 
 #include "paddle_runtime/spmd.h"
 
+#include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -254,6 +256,101 @@ paddle_status_t firstCause(std::vector<paddle_status_t> &statuses) {
   return error(code, message);
 }
 
+/// Threads that run the devices of in-process meshes, kept between calls
+/// (a thread started per call costs its start and, worse, refaults the
+/// pages of its malloc arena every call). A call takes idle ones, or
+/// starts more; concurrent calls get different threads.
+class DeviceThreads {
+  struct Worker {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::function<void()> task;
+    bool stop = false;
+    std::thread thread;
+    void loop() {
+      std::unique_lock<std::mutex> lock(mu);
+      for (;;) {
+        cv.wait(lock, [&] { return stop || task; });
+        if (!task)
+          return;
+        std::function<void()> t = std::move(task);
+        task = nullptr;
+        lock.unlock();
+        t();
+        lock.lock();
+      }
+    }
+  };
+  std::mutex mu;
+  std::vector<std::unique_ptr<Worker>> all;
+  std::vector<Worker *> idle;
+
+public:
+  ~DeviceThreads() {
+    for (auto &w : all) {
+      {
+        std::lock_guard<std::mutex> lock(w->mu);
+        w->stop = true;
+      }
+      w->cv.notify_one();
+      w->thread.join();
+    }
+  }
+
+  /// Runs tasks[i] on threads of their own and `here` on the calling
+  /// thread; returns once all ended. Throws std::system_error when a
+  /// thread cannot start; then nothing ran.
+  void run(std::vector<std::function<void()>> tasks,
+           const std::function<void()> &here) {
+    std::vector<Worker *> mine;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      while (mine.size() < tasks.size() && !idle.empty()) {
+        mine.push_back(idle.back());
+        idle.pop_back();
+      }
+      try {
+        while (mine.size() < tasks.size()) {
+          auto w = std::make_unique<Worker>();
+          w->thread = std::thread(&Worker::loop, w.get());
+          mine.push_back(w.get());
+          all.push_back(std::move(w));
+        }
+      } catch (...) {
+        idle.insert(idle.end(), mine.begin(), mine.end());
+        throw;
+      }
+    }
+    std::mutex doneMu;
+    std::condition_variable doneCv;
+    size_t left = tasks.size();
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mine[i]->mu);
+        mine[i]->task = [&, i] {
+          tasks[i]();
+          std::lock_guard<std::mutex> lock(doneMu);
+          if (--left == 0)
+            doneCv.notify_one();
+        };
+      }
+      mine[i]->cv.notify_one();
+    }
+    here();
+    {
+      std::unique_lock<std::mutex> lock(doneMu);
+      doneCv.wait(lock, [&] { return left == 0; });
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    idle.insert(idle.end(), mine.begin(), mine.end());
+  }
+};
+
+DeviceThreads &deviceThreads() {
+  static DeviceThreads threads;
+  return threads;
+}
+
 paddle_status_t runInProcess(paddle_session_t session, int32_t index,
                              const paddle_function_signature_t &sig,
                              const paddle_tensor_t *inputs,
@@ -276,23 +373,18 @@ paddle_status_t runInProcess(paddle_session_t session, int32_t index,
     if (statuses[d])
       paddle_comm_abort(comms[d], paddle_status_message(statuses[d]));
   };
-  // Device 0 runs on the calling thread (a one-device mesh starts no
-  // thread), the others on threads of their own.
-  std::vector<std::thread> threads;
-  for (int64_t d = 1; d < devices; ++d) {
-    try {
-      threads.emplace_back(work, d);
-    } catch (const std::system_error &e) {
-      statuses[d] =
-          error(PADDLE_INTERNAL,
-                std::string("cannot start a device thread: ") + e.what());
-      paddle_comm_abort(comms[d], "the host could not start every device");
-      break;
-    }
+  // Device 0 runs on the calling thread (a one-device mesh needs no
+  // other), the others on threads kept for that.
+  std::vector<std::function<void()>> others;
+  for (int64_t d = 1; d < devices; ++d)
+    others.push_back([&work, d] { work(d); });
+  try {
+    deviceThreads().run(std::move(others), [&] { work(0); });
+  } catch (const std::system_error &e) {
+    statuses[0] =
+        error(PADDLE_INTERNAL,
+              std::string("cannot start a device thread: ") + e.what());
   }
-  work(0);
-  for (auto &t : threads)
-    t.join();
   if (paddle_status_t s = firstCause(statuses))
     return s;
   for (int64_t d = 0; d < devices; ++d)
