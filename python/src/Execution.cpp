@@ -18,6 +18,8 @@
 #include "paddle_runtime/runtime.h"
 #include "paddle_runtime/spmd.h"
 
+#include <mutex>
+
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -120,6 +122,21 @@ py::array adopt(paddle_tensor_t &tensor) {
     delete t;
   });
   return py::array(dtype, shape, strides, owned->data, base);
+}
+
+/// This process's communicator over MPI_COMM_WORLD when mpirun started it
+/// (each process one device of a mesh), created on first use and kept
+/// for the life of the process; null otherwise.
+paddle_comm_t processWorld(double timeoutSeconds) {
+  static std::mutex mu;
+  static paddle_comm_t world = nullptr;
+  if (!paddle_mpi_launched())
+    return nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!world)
+    if (paddle_status_t s = paddle_mpi_world(timeoutSeconds, &world))
+      raiseStatus(s, "under mpirun: ");
+  return world;
 }
 
 struct Executable {
@@ -273,19 +290,23 @@ struct Executable {
 
     Results results;
     results.tensors.resize(f.outputs.size());
+    // Under mpirun this process is one device of the mesh.
+    paddle_comm_t world =
+        f.mesh.empty() ? nullptr : processWorld(collectiveTimeout);
     paddle_status_t status;
     {
       py::gil_scoped_release release;
-      // A function partitioned for a mesh runs on every device of it, here
-      // one thread each, from the full inputs.
+      // A function partitioned for a mesh runs on every device of it (one
+      // thread each, or one process each under mpirun), from the full
+      // inputs.
       status = f.mesh.empty()
                    ? paddle_session_run(session, index, tensors.data(),
                                         tensors.size(), results.tensors.data(),
                                         results.tensors.size())
                    : paddle_session_run_spmd(
                          session, index, tensors.data(), tensors.size(),
-                         results.tensors.data(), results.tensors.size(),
-                         /*world=*/nullptr, collectiveTimeout);
+                         results.tensors.data(), results.tensors.size(), world,
+                         collectiveTimeout);
     }
     if (status)
       raiseStatus(status, "");
@@ -333,6 +354,16 @@ struct Comm {
     {
       py::gil_scoped_release release;
       s = paddle_comm_send(comm, data, size, PADDLE_I8, dest, tag);
+    }
+    if (s)
+      raiseStatus(s, "");
+  }
+  void broadcast(py::array array, int root) {
+    auto [data, size] = bytes(array, /*writable=*/true, "broadcast");
+    paddle_status_t s;
+    {
+      py::gil_scoped_release release;
+      s = paddle_comm_broadcast(comm, data, size, PADDLE_I8, root);
     }
     if (s)
       raiseStatus(s, "");
@@ -515,6 +546,21 @@ void bindExecution(py::module_ &m) {
       py::arg("n"));
   m.def("get_num_threads", [] { return paddle_get_num_threads(); });
 
+  m.def(
+      "mpi_launched", [] { return paddle_mpi_launched() != 0; },
+      "Whether mpirun started this process");
+  m.def(
+      "mpi_world",
+      [](double timeout) {
+        paddle_comm_t world = processWorld(timeout);
+        if (!world)
+          throw py::value_error("mpi_world: this process was not started by "
+                                "mpirun");
+        return Comm{nullptr, world};
+      },
+      py::arg("timeout") = 300.0,
+      "This process's communicator over every process mpirun started "
+      "(created at the first use, with that call's timeout)");
   py::class_<LocalGroup, std::shared_ptr<LocalGroup>>(
       m, "LocalGroup",
       "`size` ranks in this process, each a thread with its own Comm; every "
@@ -541,6 +587,9 @@ void bindExecution(py::module_ &m) {
       .def("recv", &Comm::recv, py::arg("array"), py::arg("source"),
            py::arg("tag") = 0,
            "Receives into a writable C-contiguous array of the sent size")
+      .def("broadcast", &Comm::broadcast, py::arg("array"), py::arg("root"),
+           "Every rank's array (writable, C-contiguous, of one size) "
+           "becomes the root's")
       .def(
           "abort",
           [](Comm &c, const std::string &reason) {

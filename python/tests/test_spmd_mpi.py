@@ -5,11 +5,13 @@ MPICH's `mpirun -np 2` and `-np 4`, feeding each step's new state to the
 next; the parameters match the single-device TrainStep to 1e-5. Also
 `mpirun -np N paddle-run`, and the faults: a process count that is not the
 mesh's, and a rank that fails mid-step (the others fail too, naming it,
-and nothing is written)."""
+and nothing is written). And the Python package under mpirun, each
+process one device: data-parallel and pipeline TrainSteps."""
 
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -150,3 +152,45 @@ def test_a_failing_rank_fails_the_others_and_writes_nothing(tmp_path):
     assert run.returncode != 0
     assert "rank 1: " in run.stderr and "out of range" in run.stderr, run.stderr
     assert not (tmp_path / "out").exists()
+
+
+PYTHON_SCRIPT = Path(__file__).resolve().parent / "spmd_mpi_python.py"
+
+
+@pytest.mark.parametrize("plan,kind,np_", [("data", "mlp", 2), ("data", "block", 4),
+                                           ("pipeline", "mlp", 2), ("pipeline", "block", 4)])
+def test_python_under_mpirun_is_one_device_per_process(plan, kind, np_):
+    # The Python package under mpirun: TrainStep's data-parallel and
+    # pipeline steps, each process one device (spmd_mpi_python.py checks
+    # its results against the single-device run to 1e-5).
+    run = mpirun(np_, sys.executable, PYTHON_SCRIPT, plan, kind, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for r in range(np_):
+        assert f"rank {r}: ok" in run.stdout, run.stdout + run.stderr
+
+
+def test_python_mesh_and_process_count_must_agree(tmp_path):
+    script = tmp_path / "mismatch.py"
+    script.write_text(
+        "import sys, numpy as np\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
+        "import paddle_mlir as pm\n"
+        "from paddle_mlir import nn, optim\n"
+        "f = pm.jit(lambda x: x * 2.0, mesh=pm.Mesh(2), in_shardings=pm.P('data'))\n"
+        "try:\n"
+        "    f(np.zeros((4, 2), np.float32))\n"
+        "except Exception as e:\n"
+        "    print('jit:', e)\n"
+        "rng = np.random.default_rng(0)\n"
+        "m = nn.Sequential(nn.Linear(2, 2, rng=rng), nn.Linear(2, 2, rng=rng))\n"
+        "step = nn.TrainStep(m, nn.MSELoss(), optim.SGD(m, lr=0.1), mesh=pm.Mesh(2, 'pipe'),\n"
+        "                    parallel='pipeline')\n"
+        "try:\n"
+        "    step(np.zeros((4, 2), np.float32), np.zeros((4, 2), np.float32))\n"
+        "except Exception as e:\n"
+        "    print('pipeline:', e)\n")
+    run = mpirun(3, sys.executable, script, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("jit: ") == 3 and run.stdout.count("pipeline: ") == 3, run.stdout
+    assert "(2 devices), but the run has 3 processes" in run.stdout, run.stdout
+    assert "the pipeline has 2 stages (the mesh's devices), but mpirun started 3" in run.stdout

@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <functional>
 #include <new>
 #include <string>
@@ -28,11 +27,6 @@
 #include <system_error>
 #include <thread>
 #include <vector>
-
-// MPI is in paddle_runtime_mpi, which only programs meant for mpirun link
-// (SPMD executables): where it is absent, the address is null, and the
-// backend is loaded as a module when a run needs it (mpiCommCreate).
-#pragma weak paddle_mpi_comm_create
 
 namespace {
 
@@ -85,43 +79,6 @@ struct RunFlags {
 };
 
 constexpr int64_t kMaxMeshDevices = 1024;
-
-using MpiCommCreateFn = paddle_status_t (*)(double, paddle_comm_t *);
-
-/// paddle_mpi_comm_create: linked in, or from the MPI backend module
-/// (PADDLE_RUNTIME_MPI_LIBRARY, else the build's), loaded only now so that
-/// MPI and its transport never load in a run that does not use them.
-/// Null with `why` set when neither is there.
-MpiCommCreateFn mpiCommCreate(std::string &why) {
-  if (&paddle_mpi_comm_create)
-    return paddle_mpi_comm_create;
-  const char *path = getenv("PADDLE_RUNTIME_MPI_LIBRARY");
-#ifdef PADDLE_RUNTIME_MPI_MODULE
-  if (!path || !*path)
-    path = PADDLE_RUNTIME_MPI_MODULE;
-#endif
-  if (!path || !*path) {
-    why = "this program was built without MPI";
-    return nullptr;
-  }
-  void *module = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-  if (!module) {
-    const char *error = dlerror();
-    why = std::string("cannot load the MPI backend: ") + (error ? error : path);
-    return nullptr;
-  }
-  auto fn = reinterpret_cast<MpiCommCreateFn>(
-      dlsym(module, "paddle_mpi_comm_create"));
-  if (!fn)
-    why = std::string("'") + path + "' has no paddle_mpi_comm_create";
-  return fn;
-}
-
-/// Whether this process was started by mpirun (MPICH's Hydra or Open MPI).
-bool underMpirun() {
-  return getenv("PMI_RANK") || getenv("PMI_SIZE") ||
-         getenv("OMPI_COMM_WORLD_SIZE");
-}
 
 /// Parses a whole number in [min, max] (no sign, no suffix, no overflow).
 bool parseCount(const std::string &text, int64_t min, int64_t max,
@@ -453,18 +410,18 @@ int Driver::setUpMesh(const paddle_function_signature_t &sig) {
                   std::to_string(flags.mesh) + " given");
     return -1;
   }
-  if (!underMpirun())
+  if (!paddle_mpi_launched())
     return fail(std::string("function '") + sig.name + "' runs on a " + mesh +
                 ": give --mesh " + std::to_string(devices) +
                 " (devices in this process) or run it under mpirun -np " +
                 std::to_string(devices));
-  std::string why;
-  MpiCommCreateFn create = mpiCommCreate(why);
-  if (!create)
-    return fail(why + "; run the mesh in this process with --mesh " +
-                std::to_string(devices));
-  if (paddle_status_t s = create(flags.collectiveTimeout, &world))
-    return fail(takeMessage(s));
+  if (paddle_status_t s = paddle_mpi_world(flags.collectiveTimeout, &world)) {
+    bool missing = paddle_status_code(s) == PADDLE_UNSUPPORTED;
+    std::string why = takeMessage(s);
+    return fail(missing ? why + "; run the mesh in this process with --mesh " +
+                              std::to_string(devices)
+                        : why);
+  }
   writer = paddle_comm_rank(world) == 0;
   if (paddle_comm_size(world) != devices)
     return fail(std::string("function '") + sig.name +

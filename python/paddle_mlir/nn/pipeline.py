@@ -79,6 +79,15 @@ def _boundaries(layers, stages, n_stages):
     return bounds
 
 
+def _stage_error(s, e):
+    """`e` with the failing stage named, of the same type where it takes a
+    message."""
+    try:
+        return type(e)(f"pipeline stage {s}: {e}")
+    except TypeError:
+        return RuntimeError(f"pipeline stage {s}: {e}")
+
+
 class PipelineStep:
     """TrainStep's parallel='pipeline' (see the module docstring)."""
 
@@ -145,9 +154,9 @@ class PipelineStep:
                 keys.append((k, k))
         return keys
 
-    def _build_stage(self, s, x_example, targets):
+    def _build_stage(self, s, x_example, targets, compile=True):
         """The stage's compiled module and the (shape, dtype) it sends on
-        (None for the last stage)."""
+        (None for the last stage); without `compile`, only the latter."""
         import paddle_mlir as pm
 
         stage, step, last = self.stages[s], self.step, s == self.n - 1
@@ -193,6 +202,8 @@ class PipelineStep:
                 raise TypeError(f"TrainStep: pipeline stage {s} passes {y[1]} to stage "
                                 f"{s + 1}; the values between stages must be float32 (their "
                                 "gradients come back)")
+            if not compile:
+                return dict(y=y)
 
             def backward(*flat):
                 ps, fr, x, (dy,) = split(flat)
@@ -232,7 +243,9 @@ class PipelineStep:
         _frontend.trace(probe, example, "probe")
         return found[0]
 
-    def _build(self, batch):
+    def _build(self, batch, mine):
+        """Every stage's (shape, dtype) of what it sends on; the stages in
+        `mine` compiled too."""
         m = self.microbatches
         for i, b in enumerate(batch):
             if b.ndim == 0 or b.shape[0] % m:
@@ -241,7 +254,11 @@ class PipelineStep:
         micro = [b[:b.shape[0] // m] for b in batch]
         built, x = [], micro[0]
         for s in range(self.n):
-            stage = self._build_stage(s, x, micro[1:] if s == self.n - 1 else [])
+            if s not in mine and s == self.n - 1:
+                built.append(dict(y=None))
+                break
+            stage = self._build_stage(s, x, micro[1:] if s == self.n - 1 else [],
+                                      compile=s in mine)
             built.append(stage)
             if stage["y"] is not None:
                 x = np.zeros(*stage["y"])
@@ -250,48 +267,77 @@ class PipelineStep:
     # --- run -----------------------------------------------------------------
 
     def __call__(self, batch):
+        """One step: (loss, outputs). Under mpirun this process runs stage
+        `rank` only and updates only its parameters; every process gets
+        the loss, the last stage the outputs (the others None)."""
+        core = _frontend.core()
+        if core.mpi_launched():
+            comm = core.mpi_world(self.timeout)
+            if comm.size != self.n:
+                raise ValueError(f"TrainStep: the pipeline has {self.n} stages (the mesh's "
+                                 f"devices), but mpirun started {comm.size} processes")
+            mine = [comm.rank]
+        else:
+            comm, mine = None, list(range(self.n))
         step = self.step
         key = step._key(batch)
         if key not in self._cache:
-            self._cache[key] = self._build(batch)
+            self._cache[key] = self._build(batch, mine)
         built = self._cache[key]
-        m, n = self.microbatches, self.n
-        micro = [np.split(b, m) for b in batch]
-        named = step.model.named_parameters()
-        group = _frontend.core().LocalGroup(n, self.timeout)
-        schedule = one_f_one_b(n, m)
-        results, failures = [None] * n, []
+        micro = [np.split(b, self.microbatches) for b in batch]
+        schedule = one_f_one_b(self.n, self.microbatches)
+        if comm is not None:
+            s = comm.rank
+            try:
+                results = {s: self._run_stage(s, built, comm, schedule[s], micro)}
+            except BaseException as e:  # noqa: B902 (re-raised)
+                comm.abort(f"pipeline stage {s} failed: {e}")
+                raise _stage_error(s, e) from e
+            loss = np.zeros((), np.float32) if s != self.n - 1 else results[s][2][0]
+            comm.broadcast(loss, root=self.n - 1)
+            outputs = results[s][2][1] if s == self.n - 1 else None
+        else:
+            results = self._run_threads(built, schedule, micro)
+            loss, outputs = results[self.n - 1][2]
+        named, opt = step.model.named_parameters(), step.optimizer
+        for s, (new_params, new_state, _) in results.items():
+            for k, v in zip(self.stages[s]["trained"], new_params):
+                named[k][...] = v
+            for (k, _), v in zip(built[s]["keys"], new_state):
+                opt.state[k][...] = v  # shared keys: every stage's are equal
+        return loss, outputs
+
+    def _run_threads(self, built, schedule, micro):
+        """Every stage on a thread of its own, linked by an in-process
+        group; {stage: its results} once all ended."""
+        group = _frontend.core().LocalGroup(self.n, self.timeout)
+        results, failures = {}, []
 
         def run_stage(s):
             comm = group.comm(s)
             try:
-                results[s] = self._run_stage(s, built, comm, schedule[s], micro, named)
+                results[s] = self._run_stage(s, built, comm, schedule[s], micro)
             except BaseException as e:  # noqa: B902 (re-raised by the caller)
                 failures.append((time.monotonic(), s, e))
                 comm.abort(f"pipeline stage {s} failed: {e}")
 
         threads = [threading.Thread(target=run_stage, args=(s,), daemon=True)
-                   for s in range(n)]
+                   for s in range(self.n)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         if failures:
+            # The first failure is the cause; the others are its aborts.
             _, s, e = min(failures, key=lambda f: f[0])
-            raise type(e)(f"pipeline stage {s}: {e}") from e
-        opt = step.optimizer
-        for s, (new_params, new_state, _) in enumerate(results):
-            for k, v in zip(self.stages[s]["trained"], new_params):
-                named[k][...] = v
-            for (k, _), v in zip(built[s]["keys"], new_state):
-                opt.state[k][...] = v  # shared keys: every stage's are equal
-        loss, outputs = results[-1][2]
-        return loss, outputs
+            raise _stage_error(s, e) from e
+        return results
 
-    def _run_stage(self, s, built, comm, actions, micro, named):
+    def _run_stage(self, s, built, comm, actions, micro):
         """Stage s's actions in order; returns its new parameters and
         optimizer state, and on the last stage the loss and the outputs."""
         stage, exe, last = self.stages[s], built[s]["exe"], s == self.n - 1
+        named = self.step.model.named_parameters()
         params = [named[k] for k in stage["trained"]]
         frozen = [named[k] for k in stage["frozen"]]
         stash, sums, losses, outs = {}, None, [], []
@@ -335,5 +381,5 @@ class PipelineStep:
         loss_out = None
         if last:
             # Each microbatch's loss was scaled to make the sum the step's.
-            loss_out = (np.sum(losses, dtype=np.float32), np.concatenate(outs))
+            loss_out = (np.array(np.sum(losses, dtype=np.float32)), np.concatenate(outs))
         return updated[:len(params)], updated[len(params):], loss_out

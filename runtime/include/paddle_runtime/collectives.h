@@ -71,8 +71,17 @@ void paddle_local_group_release(paddle_local_group_t group);
  * then finalizing it at exit). PADDLE_UNSUPPORTED when the runtime was built
  * without MPI. */
 paddle_status_t paddle_mpi_comm_create(double timeout_s, paddle_comm_t *out);
-/* Releases a communicator from paddle_mpi_comm_create or paddle_comm_split;
- * nothing for a local group's own (the group owns those). */
+/* paddle_mpi_comm_create, from paddle_runtime_mpi where the program links
+ * it, else from the backend built as a module (PADDLE_RUNTIME_MPI_LIBRARY,
+ * else the build's), loaded on this first call: MPI never loads in a run
+ * that does not use it. PADDLE_UNSUPPORTED, saying why, when neither is
+ * there. */
+paddle_status_t paddle_mpi_world(double timeout_s, paddle_comm_t *out);
+/* Whether mpirun started this process (MPICH's Hydra or Open MPI). */
+int paddle_mpi_launched(void);
+/* Releases a communicator from paddle_mpi_comm_create, paddle_mpi_world or
+ * paddle_comm_split; nothing for a local group's own (the group owns
+ * those). */
 void paddle_comm_release(paddle_comm_t comm);
 
 /*===--- Collectives ------------------------------------------------------===*/
