@@ -1,6 +1,7 @@
 """Pipeline-parallel training (TrainStep(..., parallel="pipeline")): an MLP
-and a GPT-2-style block cut into stages over an in-process mesh, the batch
-cut into microbatches and run with the 1F1B schedule; five Adam steps give
+and a GPT-2-style block cut into stages over an in-process mesh (alone, or
+each stage data-parallel: pipeline x data), the batch cut into
+microbatches and run with the 1F1B schedule; five Adam steps give
 the losses, outputs and parameters of the single-device run to 1e-5. Also
 the schedule itself, the activations each stage holds, and the errors: bad
 stage boundaries, batches the microbatches do not divide, models that are
@@ -98,21 +99,23 @@ def reference(kind):
 
 
 PLANS = {
-    # (stages, microbatches, boundaries)
-    "2-stages-4-microbatches": (2, 4, None),
-    "2-stages-2-microbatches": (2, 2, (1,)),
-    "4-stages-4-microbatches": (4, 4, None),
+    # (mesh, microbatches, boundaries)
+    "2-stages-4-microbatches": (pm.Mesh(2, "pipe"), 4, None),
+    "2-stages-2-microbatches": (pm.Mesh(2, "pipe"), 2, (1,)),
+    "4-stages-4-microbatches": (pm.Mesh(4, "pipe"), 4, None),
+    # Pipeline x data: each stage data-parallel over 2 devices.
+    "2-stages-x-2-data": (pm.Mesh((2, 2), ("pipe", "data")), 2, None),
 }
 
 
 @pytest.mark.parametrize("plan", list(PLANS))
 @pytest.mark.parametrize("kind", list(MODELS))
 def test_pipeline_training_matches_one_device(kind, plan):
-    stages, microbatches, bounds = PLANS[plan]
+    mesh, microbatches, bounds = PLANS[plan]
+    stages = mesh.shape[mesh.axis_names.index("pipe")]
     ref_losses, ref_outputs, ref_params, _ = reference(kind)
     losses, outputs, params, step = train(
-        kind, mesh=pm.Mesh(stages, "pipe"), parallel="pipeline", stages=bounds,
-        microbatches=microbatches)
+        kind, mesh=mesh, parallel="pipeline", stages=bounds, microbatches=microbatches)
     np.testing.assert_allclose(losses, ref_losses, rtol=TOL, atol=TOL)
     for got, want in zip(outputs, ref_outputs):
         np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL)
@@ -127,6 +130,10 @@ def test_pipeline_training_matches_one_device(kind, plan):
     owned = [k for st in pipeline.stages for k in st["trained"]]
     assert sorted(owned) == sorted(params) and len(set(owned)) == len(owned)
     assert pipeline.peak_in_flight == [min(stages - s, microbatches) for s in range(stages)]
+    if len(mesh.shape) == 2:
+        # The stages' gradients are all-reduced over the data axis.
+        text = str(pipeline._cache[next(iter(pipeline._cache))][0]["module"])
+        assert "shard.grid" in text and "split_axes = [[0]]" in text
 
 
 def simulate(schedule):
@@ -189,8 +196,9 @@ def test_stage_boundaries_and_batches_are_checked():
         make(mesh=mesh, parallel="pipeline", stages=(5,))
     with pytest.raises(ValueError, match="microbatches must be a positive int, got 0"):
         make(mesh=mesh, parallel="pipeline", microbatches=0)
-    with pytest.raises(ValueError, match="runs one stage per device of a 1-D mesh"):
-        make(mesh=pm.Mesh((2, 2), ("pipe", "data")), parallel="pipeline")
+    with pytest.raises(ValueError, match="runs one stage per device of a 1-D mesh, or of the "
+                                         "'pipe' axis of a \\('pipe', 'data'\\) mesh"):
+        make(mesh=pm.Mesh((2, 2), ("pipe", "model")), parallel="pipeline")
     with pytest.raises(ValueError, match="stages and microbatches are for"):
         make(microbatches=2)
     with pytest.raises(ValueError, match="zero=1 .* parallel='pipeline' has none"):

@@ -95,9 +95,15 @@ class PipelineStep:
 
     def __init__(self, step, mesh, stages, microbatches):
         model, opt = step.model, step.optimizer
-        if len(mesh.shape) != 1:
+        names = mesh.axis_names
+        if len(mesh.shape) == 1:
+            pipe, data = 0, None
+        elif len(mesh.shape) == 2 and sorted(names) == ["data", "pipe"]:
+            pipe, data = names.index("pipe"), names.index("data")
+        else:
             raise ValueError(f"TrainStep: parallel='pipeline' runs one stage per device of a "
-                             f"1-D mesh, got {mesh!r}")
+                             f"1-D mesh, or of the 'pipe' axis of a ('pipe', 'data') mesh, "
+                             f"got {mesh!r}")
         if not isinstance(model, Sequential):
             raise TypeError(f"TrainStep: parallel='pipeline' cuts an nn.Sequential into "
                             f"stages, got a {type(model).__name__}")
@@ -109,7 +115,12 @@ class PipelineStep:
             raise ValueError(f"TrainStep: microbatches must be a positive int, got "
                              f"{microbatches!r}")
         self.step, self.mesh, self.microbatches = step, mesh, microbatches
-        self.n = mesh.shape[0]
+        self.n = mesh.shape[pipe]
+        # Pipeline x data: each stage's computations run data-parallel on
+        # the devices of its 'data' axis.
+        self.data_mesh = None
+        if data is not None and mesh.shape[data] > 1:
+            self.data_mesh = type(mesh)(mesh.shape[data], "data")
         names = list(model._modules)
         bounds = _boundaries(names, stages, self.n)
         trained = {k: i for i, k in enumerate(step._trained)}
@@ -170,8 +181,12 @@ class PipelineStep:
         scale = 1.0 if self.reduction == "sum" else 1.0 / self.microbatches
 
         def split(flat):
+            """(params, frozen, x, rest); x and the rest (targets, dy)
+            split over the data axis when there is one."""
             fr = dict(zip(frozen, flat[np_:np_ + nf]))
-            return list(flat[:np_]), fr, flat[np_ + nf], flat[np_ + nf + 1:]
+            x, rest = flat[np_ + nf], flat[np_ + nf + 1:]
+            return (list(flat[:np_]), fr, self._batch(x, "stage input"),
+                    tuple(self._batch(r, "stage input") for r in rest))
 
         def run(p_list, fr, x):
             return self._forward(stage, {**fr, **dict(zip(trained, p_list))}, x)
@@ -189,13 +204,17 @@ class PipelineStep:
                 # integer tokens).
                 (loss, out), grads = pm.value_and_grad(
                     loss_of, argnums=(0, 1) if s else 0, has_aux=True)(ps, x)
-                return (loss, out, *grads[1:], *grads[0]) if s else (loss, out, *grads)
+                out = self._batch(out, "stage output", True)
+                if s:
+                    return (loss, out, self._batch(grads[1], "input gradient", True),
+                            *grads[0])
+                return (loss, out, *grads)
 
             functions.append(("last", last_fn, [*p_ex, *f_ex, x_example, *targets]))
         else:
             def forward(*flat):
                 ps, fr, x, _ = split(flat)
-                return (run(ps, fr, x),)
+                return (self._batch(run(ps, fr, x), "stage output", True),)
 
             y = self._result_of(forward, [*p_ex, *f_ex, x_example])
             if y[1] != np.float32:
@@ -212,7 +231,7 @@ class PipelineStep:
                     return tuple(vjp_fn(dy)[0])
                 _, vjp_fn = pm.vjp(lambda p_list, x_in: run(p_list, fr, x_in), ps, x)
                 grads, dx = vjp_fn(dy)
-                return (dx, *grads)
+                return (self._batch(dx, "input gradient", True), *grads)
 
             functions.append(("forward", forward, [*p_ex, *f_ex, x_example]))
             functions.append(("backward", backward,
@@ -226,9 +245,24 @@ class PipelineStep:
             new_params, new_state = opt.update(params, grads, state)
             return (*new_params, *[new_state[local] for _, local in keys])
 
-        functions.append(("update", update, [*p_ex, *[opt.state[k] for k, _ in keys], *p_ex]))
-        module = _frontend.trace_functions(functions)
-        return dict(exe=_frontend.compile(module), module=module, keys=keys, y=y)
+        update_fn = ("update", update, [*p_ex, *[opt.state[k] for k, _ in keys], *p_ex])
+        if self.data_mesh is None:
+            module = _frontend.trace_functions(functions + [update_fn])
+            exe = update_exe = _frontend.compile(module)
+        else:
+            # The update runs once per stage, not per data device.
+            module = _frontend.trace_functions(functions)
+            exe = _frontend.compile(module)
+            update_exe = _frontend.compile(_frontend.trace_functions([update_fn]))
+        return dict(exe=exe, update=update_exe, module=module, keys=keys, y=y)
+
+    def _batch(self, t, what, for_users=False):
+        """A batch-like value of a stage function split along its first dim
+        over the data axis (pipeline x data); as is without one."""
+        if self.data_mesh is None:
+            return t
+        from .. import _sharding as sharding
+        return sharding.annotate(t, self.data_mesh, sharding.P("data"), what, for_users)
 
     @staticmethod
     def _result_of(fn, example):
@@ -272,6 +306,9 @@ class PipelineStep:
         the loss, the last stage the outputs (the others None)."""
         core = _frontend.core()
         if core.mpi_launched():
+            if self.data_mesh is not None:
+                raise NotImplementedError("TrainStep: pipeline x data runs in one process; "
+                                          "under mpirun use a 1-D mesh (pipeline only)")
             comm = core.mpi_world(self.timeout)
             if comm.size != self.n:
                 raise ValueError(f"TrainStep: the pipeline has {self.n} stages (the mesh's "
@@ -377,7 +414,7 @@ class PipelineStep:
                 if s:
                     comm.send(np.ascontiguousarray(got[0]), s - 1, tag=2 * mb + 1)
         state = [self.step.optimizer.state[k] for k, _ in built[s]["keys"]]
-        updated = exe.run("update", [*params, *state, *(sums or [])])
+        updated = built[s]["update"].run("update", [*params, *state, *(sums or [])])
         loss_out = None
         if last:
             # Each microbatch's loss was scaled to make the sum the step's.
