@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -144,6 +145,15 @@ LogicalResult VjpBuilder::build() {
       // Only static information changes: cast the gradient back.
       operandGrads.push_back(castTo(builder, op->getLoc(), resultGrads[0],
                                     castOp.getSource().getType()));
+    } else if (auto shardOp = dyn_cast<shard::ShardOp>(op)) {
+      // A sharding constraint (pm.shard) is the identity on values: the
+      // operand's gradient is the result's, split the same way, so the
+      // backward keeps the layout the forward asked for. The sharding
+      // operand gets none.
+      operandGrads.push_back(shard::ShardOp::create(
+          builder, op->getLoc(), resultGrads[0], shardOp.getSharding(),
+          /*annotate_for_users=*/false));
+      operandGrads.push_back(nullptr);
     } else {
       auto rule = dyn_cast<PaddleGradientOpInterface>(op);
       if (!rule)

@@ -170,3 +170,24 @@ func.func @stop(%x: tensor<4x5xf32>) -> tensor<4x1xf32> {
 }
 func.func private @stop_vjp(tensor<4x5xf32>, tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<4x5xf32>)
     attributes {paddle.vjp_of = @stop, paddle.wrt = array<i64: 0>}
+
+// -----
+
+// A sharding constraint (pm.shard) is the identity: the gradient of its
+// operand is the cotangent under the same constraint.
+shard.grid @mesh(shape = 2)
+// CHECK-LABEL: func.func private @constrained_vjp(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<4x2xf32>, %[[CT:[^:]*]]: tensor<4x2xf32>)
+// CHECK: %[[S:.*]] = shard.sharding @mesh split_axes = {{\[\[}}0]]
+// CHECK: %[[T:.*]] = paddle.tanh
+// CHECK: %[[G:.*]] = shard.shard %[[CT]] to %[[S]] : tensor<4x2xf32>
+// CHECK: paddle.mul %[[G]]
+func.func @constrained(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %s = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
+  %t = paddle.tanh %x : tensor<4x2xf32> -> tensor<4x2xf32>
+  %a = shard.shard %t to %s : tensor<4x2xf32>
+  return %a : tensor<4x2xf32>
+}
+func.func private @constrained_vjp(tensor<4x2xf32>, tensor<4x2xf32>)
+    -> (tensor<4x2xf32>, tensor<4x2xf32>)
+    attributes {paddle.vjp_of = @constrained, paddle.wrt = array<i64: 0>}

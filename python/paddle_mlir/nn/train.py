@@ -49,6 +49,14 @@ class TrainStep:
     stats, Dropout counters) are updated in place in the model's and the
     optimizer's arrays (donated buffers). Model parameters the optimizer was
     not given stay constant (inputs, not differentiated).
+
+    On a `mesh` (docs/distributed.md), `parallel` picks the split: "data"
+    (the batch over the data axis), "tensor" (Megatron), a dict of
+    parameter specs, or "pipeline": an nn.Sequential cut into one stage per
+    device of the pipe axis (`stages`: the first layer of each stage after
+    the first) with the batch cut into `microbatches` and run 1F1B
+    (nn/pipeline.py). `zero=1` splits the optimizer state over the data
+    axis. Under mpirun each process is one device.
     """
 
     def __init__(self, model, loss_fn, optimizer, name="train_step", mesh=None,
