@@ -5,8 +5,9 @@ PLAN "data": TrainStep(mesh=pm.Mesh(N)), five Adam steps; every process
 gets the full results, so every process's loss, outputs and parameters
 must equal the single-device run's. PLAN "pipeline": TrainStep(...,
 parallel="pipeline") over N stages; each process trains its stage's
-parameters, gets the loss, and the last one the outputs. Prints
-"rank R: ok" or raises."""
+parameters, gets the loss, and the last one the outputs. PLAN
+"pipeline-killed": the same, but the last process is killed in its third
+step. Prints "rank R: ok" or raises."""
 
 import sys
 from pathlib import Path
@@ -35,10 +36,31 @@ def train(make, loss_cls, batches, **plan):
     return losses, outputs, {k: v.copy() for k, v in model.named_parameters().items()}, step
 
 
+def kill_last_rank_at_step(k):
+    """The last process SIGKILLs itself inside its k-th pipeline step,
+    after its stage ran (its neighbours are mid-step)."""
+    import os
+    import signal
+
+    from paddle_mlir.nn.pipeline import PipelineStep
+    run_stage, calls = PipelineStep._run_stage, [0]
+
+    def dying(self, s, *args):
+        calls[0] += 1
+        if calls[0] == k and s == self.n - 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return run_stage(self, s, *args)
+
+    PipelineStep._run_stage = dying
+
+
 def main():
     plan, kind = sys.argv[1], sys.argv[2]
     world = _core.mpi_world()
     n, rank = world.size, world.rank
+    if plan == "pipeline-killed":
+        kill_last_rank_at_step(3)
+        plan = "pipeline"
     if plan == "data":
         cls, loss_cls, batches = models.MODELS[kind]
         make, options = cls, dict(mesh=pm.Mesh(n), parallel="data")

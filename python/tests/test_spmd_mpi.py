@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -194,3 +195,15 @@ def test_python_mesh_and_process_count_must_agree(tmp_path):
     assert run.stdout.count("jit: ") == 3 and run.stdout.count("pipeline: ") == 3, run.stdout
     assert "(2 devices), but the run has 3 processes" in run.stdout, run.stdout
     assert "the pipeline has 2 stages (the mesh's devices), but mpirun started 3" in run.stdout
+
+
+def test_a_killed_process_ends_the_python_job():
+    # The last pipeline stage is SIGKILLed mid-step: mpirun ends the job
+    # (the first stage, waiting for its gradients, never reports success)
+    # well within the timeout, with a failing exit.
+    start = time.monotonic()
+    run = mpirun(2, sys.executable, PYTHON_SCRIPT, "pipeline-killed", "mlp", timeout=300)
+    assert run.returncode != 0
+    assert "Killed (signal 9)" in run.stdout + run.stderr, run.stdout + run.stderr
+    assert "ok" not in run.stdout, run.stdout
+    assert time.monotonic() - start < 120
