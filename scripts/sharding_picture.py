@@ -23,6 +23,9 @@ import re
 import sys
 from html import escape
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from memory_picture import human  # noqa: E402 (scripts/, next to this one)
+
 WIDTH = 960
 COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
           "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
@@ -93,13 +96,6 @@ def groups(axes, mesh):
         rest = tuple(c for a, c in enumerate(coords) if a not in axes)
         by_rest.setdefault(rest, []).append(r)
     return " ".join("{" + ",".join(map(str, g)) + "}" for g in by_rest.values())
-
-
-def human(n):
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
 
 
 def render(function):

@@ -336,47 +336,41 @@ struct Comm {
   std::shared_ptr<LocalGroup> owner;
   paddle_comm_t comm = nullptr;
 
-  /// `array` as bytes to send or receive: it must be C-contiguous (and
-  /// writable to receive into).
-  static std::pair<void *, size_t> bytes(py::array &array, bool writable,
-                                         const char *what) {
+  /// Calls `transfer(data, bytes)` on the bytes of `array` without the
+  /// GIL; `array` must be C-contiguous (and writable to receive into).
+  template <typename Transfer>
+  static void withBytes(py::array &array, bool writable, const char *what,
+                        Transfer transfer) {
     if (!(array.flags() & py::array::c_style))
       throw py::value_error(std::string(what) +
                             ": the array must be C-contiguous");
     if (writable && !array.writeable())
       throw py::value_error(std::string(what) + ": the array must be writable");
+    void *data = const_cast<void *>(array.data());
     // Not array.nbytes(): see Builder.cpp on numpy 2 descriptors.
-    return {array.mutable_data(), py::cast<size_t>(array.attr("nbytes"))};
+    auto size = py::cast<size_t>(array.attr("nbytes"));
+    paddle_status_t s;
+    {
+      py::gil_scoped_release release;
+      s = transfer(data, size);
+    }
+    if (s)
+      raiseStatus(s, "");
   }
   void send(py::array array, int dest, int tag) {
-    auto [data, size] = bytes(array, /*writable=*/false, "send");
-    paddle_status_t s;
-    {
-      py::gil_scoped_release release;
-      s = paddle_comm_send(comm, data, size, PADDLE_I8, dest, tag);
-    }
-    if (s)
-      raiseStatus(s, "");
+    withBytes(array, /*writable=*/false, "send", [&](void *data, size_t n) {
+      return paddle_comm_send(comm, data, n, PADDLE_I8, dest, tag);
+    });
   }
   void broadcast(py::array array, int root) {
-    auto [data, size] = bytes(array, /*writable=*/true, "broadcast");
-    paddle_status_t s;
-    {
-      py::gil_scoped_release release;
-      s = paddle_comm_broadcast(comm, data, size, PADDLE_I8, root);
-    }
-    if (s)
-      raiseStatus(s, "");
+    withBytes(array, /*writable=*/true, "broadcast", [&](void *data, size_t n) {
+      return paddle_comm_broadcast(comm, data, n, PADDLE_I8, root);
+    });
   }
   void recv(py::array array, int source, int tag) {
-    auto [data, size] = bytes(array, /*writable=*/true, "recv");
-    paddle_status_t s;
-    {
-      py::gil_scoped_release release;
-      s = paddle_comm_recv(comm, data, size, PADDLE_I8, source, tag);
-    }
-    if (s)
-      raiseStatus(s, "");
+    withBytes(array, /*writable=*/true, "recv", [&](void *data, size_t n) {
+      return paddle_comm_recv(comm, data, n, PADDLE_I8, source, tag);
+    });
   }
 };
 

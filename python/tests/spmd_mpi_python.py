@@ -18,22 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import paddle_mlir as pm  # noqa: E402
-from paddle_mlir import _core, nn, optim  # noqa: E402
+from paddle_mlir import _core  # noqa: E402
 import test_spmd_pipeline as pipeline_models  # noqa: E402
 import test_spmd_training as models  # noqa: E402
 
 TOL = 1e-5
-
-
-def train(make, loss_cls, batches, **plan):
-    model = make(np.random.default_rng(0))
-    step = nn.TrainStep(model, loss_cls(), optim.Adam(model, lr=0.01), **plan)
-    losses, outputs = [], []
-    for x, y in batches():
-        out = step(x, y)
-        losses.append(float(out.loss))
-        outputs.append(None if out.outputs is None else np.array(out.outputs))
-    return losses, outputs, {k: v.copy() for k, v in model.named_parameters().items()}, step
 
 
 def kill_last_rank_at_step(k):
@@ -67,6 +56,7 @@ def main():
     else:
         make, loss_cls, batches = pipeline_models.MODELS[kind]
         options = dict(mesh=pm.Mesh(n, "pipe"), parallel="pipeline", microbatches=2)
+    train = pipeline_models.train_model
     ref_losses, ref_outputs, ref_params, _ = train(make, loss_cls, batches)
     losses, outputs, params, step = train(make, loss_cls, batches, **options)
     np.testing.assert_allclose(losses, ref_losses, rtol=TOL, atol=TOL)

@@ -181,7 +181,7 @@ def test_python_mesh_and_process_count_must_agree(tmp_path):
         "try:\n"
         "    f(np.zeros((4, 2), np.float32))\n"
         "except Exception as e:\n"
-        "    print('jit:', e)\n"
+        "    print(f'jit: {e}', flush=True)\n"
         "rng = np.random.default_rng(0)\n"
         "m = nn.Sequential(nn.Linear(2, 2, rng=rng), nn.Linear(2, 2, rng=rng))\n"
         "step = nn.TrainStep(m, nn.MSELoss(), optim.SGD(m, lr=0.1), mesh=pm.Mesh(2, 'pipe'),\n"
@@ -189,12 +189,13 @@ def test_python_mesh_and_process_count_must_agree(tmp_path):
         "try:\n"
         "    step(np.zeros((4, 2), np.float32), np.zeros((4, 2), np.float32))\n"
         "except Exception as e:\n"
-        "    print('pipeline:', e)\n")
+        "    print(f'pipeline: {e}', flush=True)\n")
     run = mpirun(3, sys.executable, script, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.count("jit: ") == 3 and run.stdout.count("pipeline: ") == 3, run.stdout
-    assert "(2 devices), but the run has 3 processes" in run.stdout, run.stdout
-    assert "the pipeline has 2 stages (the mesh's devices), but mpirun started 3" in run.stdout
+    # Every process fails with the message (their lines may interleave).
+    assert run.stdout.count("(2 devices), but the run has 3 processes") == 3, run.stdout
+    assert run.stdout.count("the pipeline has 2 stages (the mesh's devices), but mpirun "
+                            "started 3") == 3, run.stdout
 
 
 def test_a_killed_process_ends_the_python_job():

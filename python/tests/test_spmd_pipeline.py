@@ -16,8 +16,8 @@ import pytest
 import paddle_mlir as pm
 from paddle_mlir import nn, optim
 from paddle_mlir.nn.pipeline import one_f_one_b
+from test_spmd_training import block_batches, mlp_batches
 
-STEPS = 5
 TOL = 1e-5
 
 
@@ -61,32 +61,25 @@ def block(rng):
                          Attention(rng, 16, 4, 6), FeedForward(rng, 16))
 
 
-def mlp_batches():
-    rng = np.random.default_rng(1)
-    return [(rng.standard_normal((8, 12)).astype(np.float32),
-             rng.integers(0, 4, 8).astype(np.int64)) for _ in range(STEPS)]
-
-
-def block_batches():
-    rng = np.random.default_rng(2)
-    return [(rng.standard_normal((4, 6, 16)).astype(np.float32),
-             rng.standard_normal((4, 6, 16)).astype(np.float32)) for _ in range(STEPS)]
-
-
 MODELS = {"mlp": (mlp, nn.CrossEntropyLoss, mlp_batches),
           "block": (block, nn.MSELoss, block_batches)}
 
 
-def train(kind, **plan):
-    make, loss_cls, batches = MODELS[kind]
+def train_model(make, loss_cls, batches, **plan):
+    """Five Adam steps of make(rng): the losses, outputs (None where a
+    pipeline stage has none), the parameters and the TrainStep."""
     model = make(np.random.default_rng(0))
     step = nn.TrainStep(model, loss_cls(), optim.Adam(model, lr=0.01), **plan)
     losses, outputs = [], []
     for x, y in batches():
         out = step(x, y)
         losses.append(float(out.loss))
-        outputs.append(np.array(out.outputs))
+        outputs.append(None if out.outputs is None else np.array(out.outputs))
     return losses, outputs, {k: v.copy() for k, v in model.named_parameters().items()}, step
+
+
+def train(kind, **plan):
+    return train_model(*MODELS[kind], **plan)
 
 
 _reference = {}
