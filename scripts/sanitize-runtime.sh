@@ -12,6 +12,7 @@ mkdir -p "$OUT"
 # oneDNN and OpenMP, which symbols.cpp refers to only weakly.
 SOURCES="$(ls runtime/src/*.cpp | grep -Ev '/winograd_weights\.cpp$')
   runtime/src/collectives/api.cpp runtime/src/collectives/local.cpp
+  runtime/src/collectives/mpi_loader.cpp
   runtime/src/collectives/reduce.cpp runtime/src/collectives/spmd.cpp"
 "$CLANG" -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
   -fno-omit-frame-pointer -Iruntime/include -Iruntime/src \

@@ -102,7 +102,9 @@ class AllReduceTest
     : public ::testing::TestWithParam<std::tuple<int, paddle_reduce_op_t>> {};
 
 TEST_P(AllReduceTest, MatchesSerialReferenceOnEveryRank) {
-  auto [n, op] = GetParam();
+  // Not a structured binding: lambdas capture `op` (C++20 for bindings).
+  const int n = std::get<0>(GetParam());
+  const paddle_reduce_op_t op = std::get<1>(GetParam());
   // Uneven over the ranks, larger than one 16 KiB block, and tiny.
   for (size_t count : {size_t(0), size_t(1), size_t(7), size_t(10007)}) {
     std::vector<std::vector<float>> in(n), out(n);
