@@ -225,6 +225,12 @@ def test_models_the_pipeline_cannot_cut_are_clear_errors():
     with pytest.raises(ValueError, match=r"does not support buffers \(1.step\)"):
         nn.TrainStep(drop, nn.MSELoss(), optim.SGD(drop, lr=0.1), mesh=mesh,
                      parallel="pipeline")
+    tied = nn.Sequential(nn.Linear(4, 4, rng=rng), nn.Tanh(), nn.Linear(4, 4, rng=rng))
+    tied[2]._parameters["weight"] = tied[0].weight  # the same array
+    with pytest.raises(ValueError, match="parameter '2.weight' of pipeline stage 1 is also "
+                                         "'0.weight' of stage 0 \\(tied weights\\)"):
+        nn.TrainStep(tied, nn.MSELoss(), optim.SGD(tied, lr=0.1), mesh=mesh,
+                     parallel="pipeline", stages=(2,))
     one = nn.Sequential(nn.Linear(4, 4, rng=rng))
     with pytest.raises(ValueError, match="over 2 stages needs at least 2 layers"):
         nn.TrainStep(one, nn.MSELoss(), optim.SGD(one, lr=0.1), mesh=mesh, parallel="pipeline")

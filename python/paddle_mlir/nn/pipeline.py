@@ -124,9 +124,16 @@ class PipelineStep:
         names = list(model._modules)
         bounds = _boundaries(names, stages, self.n)
         trained = {k: i for i, k in enumerate(step._trained)}
-        self.stages = []
+        self.stages, owner = [], {}
         for s in range(self.n):
             layers = [(name, model._modules[name]) for name in names[bounds[s]:bounds[s + 1]]]
+            for name, layer in layers:
+                for k, p in layer.named_parameters().items():
+                    if owner.setdefault(id(p), (s, f"{name}.{k}"))[0] != s:
+                        raise ValueError(
+                            f"TrainStep: parameter '{name}.{k}' of pipeline stage {s} is "
+                            f"also '{owner[id(p)][1]}' of stage {owner[id(p)][0]} (tied "
+                            "weights); a parameter must live in one stage")
             prefixes = tuple(name + "." for name, _ in layers)
             mine = [k for k in model.named_parameters() if k.startswith(prefixes)]
             self.stages.append(dict(
