@@ -169,55 +169,134 @@ Value scalarTensor(OpBuilder &b, Location loc, Value v, Type type) {
                                         cast);
 }
 
-/// Vocabulary-parallel gather: `x` holds rows [offset, offset + rows) of
-/// the gathered dim. Indices outside it gather row 0 and are zeroed.
+/// A device's view of global `indices` into a dim split over grid `axes`
+/// (this device holds `rows` of them, from group index x rows): the local
+/// index to use, and whether it is one of this device's rows. Negative
+/// indices count from the end of the whole dim (`rows` x group size); one
+/// outside the whole dim stays out of the local range, so the local op's
+/// run-time check still reports it; other devices' rows read row 0.
+std::pair<Value, Value> vocabularyIndices(OpBuilder &b, Location loc,
+                                          Value indices, int64_t rows,
+                                          shard::GridOp grid,
+                                          ArrayRef<GridAxis> axes) {
+  auto iType = cast<RankedTensorType>(indices.getType());
+  Type element = iType.getElementType();
+  auto boolType = iType.clone(b.getI1Type());
+  int64_t parts = 1;
+  for (GridAxis a : axes)
+    parts *= grid.getShape()[a];
+  auto constant = [&](Value index) {
+    return scalarTensor(b, loc, index, element);
+  };
+  auto index = [&](int64_t v) {
+    return constant(arith::ConstantIndexOp::create(b, loc, v));
+  };
+  auto compare = [&](CompareDirection dir, Value l, Value r) {
+    return CompareOp::create(b, loc, boolType, dir, l, r).getResult();
+  };
+  Value zero = index(0), all = index(rows * parts), local = index(rows);
+  Value global = SelectOp::create(
+      b, loc, iType, compare(CompareDirection::LT, indices, zero),
+      AddOp::create(b, loc, iType, indices, all), indices);
+  Value offset = constant(
+      arith::MulIOp::create(b, loc, groupIndex(b, loc, grid, axes),
+                            arith::ConstantIndexOp::create(b, loc, rows)));
+  Value shifted = SubOp::create(b, loc, iType, global, offset);
+  Value mine = AndOp::create(b, loc, boolType,
+                             compare(CompareDirection::GE, shifted, zero),
+                             compare(CompareDirection::LT, shifted, local));
+  Value outside = OrOp::create(b, loc, boolType,
+                               compare(CompareDirection::LT, global, zero),
+                               compare(CompareDirection::GE, global, all));
+  Value keep = OrOp::create(b, loc, boolType, mine, outside);
+  Value safe = SelectOp::create(b, loc, iType, keep, shifted, zero);
+  return {safe, mine};
+}
+
+/// `mask` (the indices' shape) reshaped to broadcast against a tensor of
+/// `type` whose dims axis.. are the indices' dims (size 1 elsewhere); at
+/// most one dim may be dynamic.
+FailureOr<Value> broadcastMask(OpBuilder &b, Operation *op, Value mask,
+                               RankedTensorType type, int64_t axis) {
+  auto mType = cast<RankedTensorType>(mask.getType());
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  for (int64_t d = 0; d < mType.getRank(); ++d)
+    shape[axis + d] = mType.getDimSize(d);
+  if (llvm::count_if(shape, ShapedType::isDynamic) > 1)
+    return op->emitOpError("a split vocabulary dim needs indices with at most "
+                           "one dynamic dim");
+  SmallVector<int64_t> attr(shape);
+  for (int64_t &size : attr)
+    if (ShapedType::isDynamic(size))
+      size = -1;
+  return ReshapeOp::create(b, op->getLoc(),
+                           RankedTensorType::get(shape, b.getI1Type()), mask,
+                           b.getDenseI64ArrayAttr(attr))
+      .getResult();
+}
+
+/// `v` where `mask` holds, zero elsewhere.
+Value zeroUnless(OpBuilder &b, Location loc, Value mask, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Value zeros = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
+                             b.getZeroAttr(type.getElementType())));
+  return SelectOp::create(b, loc, type, mask, v, zeros).getResult();
+}
+
+/// Vocabulary-parallel gather: `x` holds this device's rows of the
+/// gathered dim; indices of other devices' rows gather row 0, zeroed.
 FailureOr<Value> partitionGather(OpBuilder &b, GatherOp op, Value x,
                                  Value indices, RankedTensorType resultType,
                                  shard::GridOp grid, ArrayRef<GridAxis> axes) {
   Location loc = op.getLoc();
   auto xType = cast<RankedTensorType>(x.getType());
-  auto iType = cast<RankedTensorType>(indices.getType());
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + xType.getRank()
                                   : static_cast<int64_t>(op.getAxis());
-  Type indexElement = iType.getElementType();
-  Value rows = arith::ConstantIndexOp::create(b, loc, xType.getDimSize(axis));
-  Value offset =
-      arith::MulIOp::create(b, loc, groupIndex(b, loc, grid, axes), rows);
-  Value lo = scalarTensor(b, loc, offset, indexElement);
-  Value local = SubOp::create(b, loc, iType, indices, lo);
-  auto boolType = iType.clone(b.getI1Type());
-  Value zero = scalarTensor(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                            indexElement);
-  Value hi = scalarTensor(b, loc, rows, indexElement);
-  Value geZero =
-      CompareOp::create(b, loc, boolType, CompareDirection::GE, local, zero);
-  Value ltRows =
-      CompareOp::create(b, loc, boolType, CompareDirection::LT, local, hi);
-  Value valid = AndOp::create(b, loc, boolType, geZero, ltRows);
-  Value safe = SelectOp::create(b, loc, iType, valid, local, zero);
+  auto [safe, mine] =
+      vocabularyIndices(b, loc, indices, xType.getDimSize(axis), grid, axes);
   Value gathered =
       GatherOp::create(b, loc, resultType, x, safe, op.getAxisAttr());
-  // The mask has the indices' dims at the result's dims axis.. and size 1
-  // elsewhere, to broadcast; at most one of them may be dynamic (-1).
-  SmallVector<int64_t> maskShape(resultType.getRank(), 1);
-  for (int64_t d = 0; d < iType.getRank(); ++d)
-    maskShape[axis + d] = iType.getDimSize(d);
-  if (llvm::count_if(maskShape, ShapedType::isDynamic) > 1)
-    return op.emitOpError("a split gathered dim needs indices with at most "
-                          "one dynamic dim");
-  SmallVector<int64_t> maskAttr(maskShape);
-  for (int64_t &size : maskAttr)
-    if (ShapedType::isDynamic(size))
-      size = -1;
-  Value mask =
-      ReshapeOp::create(b, loc, RankedTensorType::get(maskShape, b.getI1Type()),
-                        valid, b.getDenseI64ArrayAttr(maskAttr));
-  Value zeros = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(
-          RankedTensorType::get({}, resultType.getElementType()),
-          b.getZeroAttr(resultType.getElementType())));
-  return SelectOp::create(b, loc, resultType, mask, gathered, zeros)
+  FailureOr<Value> mask = broadcastMask(b, op, mine, resultType, axis);
+  if (failed(mask))
+    return failure();
+  return zeroUnless(b, loc, *mask, gathered);
+}
+
+/// scatter_add split along its scattered dim (`vocabAxes`, possibly none)
+/// and/or along the indices' dims (`partialAxes`: its result is then a
+/// partial sum, and x is added on the first device of each group only).
+FailureOr<Value> partitionScatterAdd(OpBuilder &b, ScatterAddOp op, Value x,
+                                     Value indices, Value updates,
+                                     RankedTensorType resultType,
+                                     shard::GridOp grid,
+                                     ArrayRef<GridAxis> vocabAxes,
+                                     ArrayRef<GridAxis> partialAxes) {
+  Location loc = op.getLoc();
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + xType.getRank()
+                                  : static_cast<int64_t>(op.getAxis());
+  if (!partialAxes.empty()) {
+    Value first = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, groupIndex(b, loc, grid, partialAxes),
+        arith::ConstantIndexOp::create(b, loc, 0));
+    Value flag = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, b.getI1Type()), first);
+    x = zeroUnless(b, loc, flag, x);
+  }
+  if (!vocabAxes.empty()) {
+    auto [safe, mine] = vocabularyIndices(
+        b, loc, indices, xType.getDimSize(axis), grid, vocabAxes);
+    FailureOr<Value> mask = broadcastMask(
+        b, op, mine, cast<RankedTensorType>(updates.getType()), axis);
+    if (failed(mask))
+      return failure();
+    indices = safe;
+    updates = zeroUnless(b, loc, *mask, updates);
+  }
+  return ScatterAddOp::create(b, loc, resultType, x, indices, updates,
+                              op.getAxisAttr())
       .getResult();
 }
 
@@ -362,7 +441,23 @@ struct PaddleShardingModel
 
     SmallVector<Value> results;
     auto gatherOp = dyn_cast<GatherOp>(op);
-    if (gatherOp && !partialAxes.empty()) {
+    auto scatterOp = dyn_cast<ScatterAddOp>(op);
+    SmallVector<GridAxis> vocabAxes;
+    if (scatterOp && grid) {
+      int64_t axis = scatterOp.getAxis() < 0
+                         ? scatterOp.getAxis() + rule.dims[0].size()
+                         : static_cast<int64_t>(scatterOp.getAxis());
+      llvm::append_range(vocabAxes, (*loops)[rule.dims[0][axis]]);
+    }
+    if (scatterOp && (!vocabAxes.empty() || !partialAxes.empty())) {
+      FailureOr<Value> scattered = partitionScatterAdd(
+          builder, scatterOp, partitionedOperands[0], partitionedOperands[1],
+          partitionedOperands[2], cast<RankedTensorType>(localTypes[0]), grid,
+          vocabAxes, partialAxes);
+      if (failed(scattered))
+        return failure();
+      results.push_back(*scattered);
+    } else if (gatherOp && !partialAxes.empty()) {
       FailureOr<Value> gathered = partitionGather(
           builder, gatherOp, partitionedOperands[0], partitionedOperands[1],
           cast<RankedTensorType>(localTypes[0]), grid, partialAxes);

@@ -320,6 +320,27 @@ ShardingRule gather(GatherOp op) {
   return rule;
 }
 
+/// scatter_add: x and the result share their loops, the scattered dim
+/// (axis) included: split (the gradient of a vocabulary-parallel
+/// embedding), each device adds the updates whose index falls in the rows
+/// it holds. The indices' dims are a sum: updates split along them give
+/// partial results that an all_reduce adds (x counted on one device).
+ShardingRule scatterAdd(ScatterAddOp op) {
+  ShardingRule rule;
+  int64_t xRank = rankOf(op.getX()), iRank = rankOf(op.getIndices());
+  int64_t axis = positiveAxis(op.getAxis(), xRank);
+  SmallVector<int64_t> xDims, iDims, uDims;
+  for (int64_t d = 0; d < xRank; ++d)
+    xDims.push_back(rule.addLoop());
+  for (int64_t d = 0; d < iRank; ++d)
+    iDims.push_back(rule.addLoop(IteratorType::reduction));
+  llvm::append_range(uDims, ArrayRef(xDims).take_front(axis));
+  llvm::append_range(uDims, iDims);
+  llvm::append_range(uDims, ArrayRef(xDims).drop_front(axis + 1));
+  rule.dims = {xDims, iDims, uDims, xDims};
+  return rule;
+}
+
 } // namespace
 
 ShardingRule mlir::paddle::getShardingRule(Operation *op) {
@@ -389,5 +410,6 @@ ShardingRule mlir::paddle::getShardingRule(Operation *op) {
       .Case([](ConcatOp op) { return concat(op); })
       .Case([](PadOp op) { return pad(op); })
       .Case([](GatherOp op) { return gather(op); })
+      .Case([](ScatterAddOp op) { return scatterAdd(op); })
       .Default([](Operation *op) { return replicated(op); });
 }

@@ -70,6 +70,16 @@ IMG = randn(4, 8, 6, 6)
 FILT = randn(8, 8, 3, 3)
 TABLE = randn(16, 6)
 IDX = rng.integers(0, 16, size=(4, 2)).astype(np.int64)
+# Negative indices count from the end; repeated ones add up in scatter_add.
+IDX_NEG = np.array([[3, -1], [15, -16], [7, 3], [-9, 0]], np.int64)
+UPD = randn(4, 2, 6)
+
+
+def scatter_add(x, idx, upd):
+    r = x.copy()
+    np.add.at(r, idx, upd)
+    return r
+
 
 
 def softmax(x, axis):
@@ -194,6 +204,18 @@ CASES = [
      # vocabulary-parallel (the table split by rows), data-parallel (indices).
      {"2": [[[[0]], None], [None, [[0]]]], "4": [[[[0]], None]],
       "2x2": [[[[0]], [[1]]], [[[0, 1]], None], [[[], [1]], [[0]]]]}),
+    ("embedding-negative-indices", [TABLE, IDX_NEG],
+     ["%r = paddle.gather {0}, {1} axis = 0 : tensor<16x6xf32>, tensor<4x2xi64> -> tensor<4x2x6xf32>"],
+     TABLE[IDX_NEG],
+     {"2": [[[[0]], None]], "4": [[[[0]], None]]}),
+    ("scatter_add", [TABLE, IDX_NEG, UPD],
+     ["%r = paddle.scatter_add {0}, {1}, {2} axis = 0 : tensor<16x6xf32>, tensor<4x2xi64>, tensor<4x2x6xf32> -> tensor<16x6xf32>"],
+     scatter_add(TABLE, IDX_NEG, UPD),
+     # vocabulary-parallel (the table by rows), data-parallel (indices and
+     # updates: partial tables all-reduced), both, and the other dim.
+     {"2": [[[[0]], None, None], [None, [[0]], [[0]]], [[[], [0]], None, None]],
+      "4": [[[[0]], None, None], [None, [[0]], [[0]]]],
+      "2x2": [[[[0]], [[1]], [[1]]], [[[0, 1]], None, None]]}),
     ("argmax", [X],
      ["%r = paddle.argmax {0} axis = 1 : tensor<8x12xf32> -> tensor<8xi64>"],
      X.argmax(1),
@@ -273,6 +295,25 @@ def test_a_failing_device_fails_the_others_and_is_named(tmp_path):
                    extra_args=["--mesh", "4", "--collective-timeout", "30"])
     assert not (tmp_path / "out").exists(), "no partial output after a failure"
     assert "timed out" not in str(err.value)
+
+
+def test_an_index_outside_a_split_table_is_still_an_error(tmp_path):
+    # Vocabulary-parallel gather and scatter_add: an index outside the
+    # whole table (99, or -17 from the end) falls outside every device's
+    # rows, so the local op's check reports it instead of reading zeros.
+    for bad in (99, -17):
+        idx = IDX_NEG.copy()
+        idx[2, 1] = bad
+        for body, args in (
+                (["%r = paddle.gather {0}, {1} axis = 0 : tensor<16x6xf32>, tensor<4x2xi64> -> tensor<4x2x6xf32>"],
+                 [TABLE, idx]),
+                (["%r = paddle.scatter_add {0}, {1}, {2} axis = 0 : tensor<16x6xf32>, tensor<4x2xi64>, tensor<4x2x6xf32> -> tensor<16x6xf32>"],
+                 [TABLE, idx, UPD])):
+            result = "tensor<4x2x6xf32>" if len(args) == 2 else "tensor<16x6xf32>"
+            text = sharded_module((2,), args, [[[0]]] + [None] * (len(args) - 1), body, result)
+            with pytest.raises(PaddleRunError, match="out of range"):
+                run_module(tmp_path, text, args,
+                           extra_args=["--mesh", "2", "--collective-timeout", "30"])
 
 
 def test_a_dynamic_batch_dim_split_over_the_data_axis(tmp_path):

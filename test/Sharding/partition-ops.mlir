@@ -221,12 +221,15 @@ shard.grid @mesh(shape = 2x2)
 // CHECK-LABEL: func.func @embedding
 // CHECK-SAME: %[[T:.*]]: tensor<5x4xf32> {paddle.sharding = [array<i64: 1>, array<i64>]}
 // CHECK-SAME: %[[I:.*]]: tensor<3xi64>
+// Negative indices count from the end of the whole table; one outside it
+// stays out of every device's range, for the local check to report.
 // CHECK: %[[IDX:.*]] = shard.process_multi_index on @mesh axes = [1] : index
-// CHECK: %[[LOCAL:.*]] = paddle.sub %[[I]]
-// CHECK: %[[VALID:.*]] = paddle.and
-// CHECK: %[[SAFE:.*]] = paddle.select %[[VALID]], %[[LOCAL]]
+// CHECK: %[[LOCAL:.*]] = paddle.sub
+// CHECK: %[[MINE:.*]] = paddle.and
+// CHECK: %[[KEEP:.*]] = paddle.or %[[MINE]]
+// CHECK: %[[SAFE:.*]] = paddle.select %[[KEEP]], %[[LOCAL]]
 // CHECK: %[[G:.*]] = paddle.gather %[[T]], %[[SAFE]] axis = 0 : tensor<5x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
-// CHECK: %[[MASK:.*]] = paddle.reshape %[[VALID]] shape = [3, 1]
+// CHECK: %[[MASK:.*]] = paddle.reshape %[[MINE]] shape = [3, 1]
 // CHECK: %[[Z:.*]] = paddle.select %[[MASK]], %[[G]]
 // CHECK: shard.all_reduce %[[Z]] on @mesh grid_axes = [1] : tensor<3x4xf32>
 func.func @embedding(%t: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
@@ -251,4 +254,43 @@ func.func @constant() -> tensor<4x2xf32> {
   %s = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
   %c1 = shard.shard %c to %s annotate_for_users : tensor<4x2xf32>
   return %c1 : tensor<4x2xf32>
+}
+
+// -----
+
+shard.grid @mesh(shape = 2x2)
+
+// Vocabulary-parallel scatter_add (an embedding's gradient): each device
+// adds the updates of the rows it holds (others zeroed); no collective.
+// CHECK-LABEL: func.func @embedding_grad
+// CHECK-SAME: tensor<5x4xf32> {paddle.sharding = [array<i64: 1>, array<i64>]}
+// CHECK: %[[MINE:.*]] = paddle.and
+// CHECK: %[[MASK:.*]] = paddle.reshape %[[MINE]] shape = [3, 1]
+// CHECK: %[[U:.*]] = paddle.select %[[MASK]]
+// CHECK: paddle.scatter_add %{{.*}}, %{{.*}}, %[[U]] axis = 0 : tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf32> -> tensor<5x4xf32>
+// CHECK-NOT: shard.all_reduce
+// CHECK: return
+func.func @embedding_grad(%t: tensor<10x4xf32>, %i: tensor<3xi64>, %u: tensor<3x4xf32>) -> tensor<10x4xf32> {
+  %s = shard.sharding @mesh split_axes = [[1]] : !shard.sharding
+  %t1 = shard.shard %t to %s : tensor<10x4xf32>
+  %y = paddle.scatter_add %t1, %i, %u axis = 0 : tensor<10x4xf32>, tensor<3xi64>, tensor<3x4xf32> -> tensor<10x4xf32>
+  %r = shard.shard %y to %s annotate_for_users : tensor<10x4xf32>
+  return %r : tensor<10x4xf32>
+}
+
+// Updates split along the indices (data parallel): each device scatters
+// its share into a partial table, x counted on the first device of the
+// group only, and an all_reduce adds the partials.
+// CHECK-LABEL: func.func @scatter_partial
+// CHECK: shard.process_multi_index on @mesh axes = [0] : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq
+// CHECK: %[[X:.*]] = paddle.select
+// CHECK: %[[S:.*]] = paddle.scatter_add %[[X]], %{{.*}}, %{{.*}} axis = 0 : tensor<10x4xf32>, tensor<2xi64>, tensor<2x4xf32> -> tensor<10x4xf32>
+// CHECK: shard.all_reduce %[[S]] on @mesh grid_axes = [0] : tensor<10x4xf32>
+func.func @scatter_partial(%t: tensor<10x4xf32>, %i: tensor<4xi64>, %u: tensor<4x4xf32>) -> tensor<10x4xf32> {
+  %s = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
+  %i1 = shard.shard %i to %s : tensor<4xi64>
+  %u1 = shard.shard %u to %s : tensor<4x4xf32>
+  %y = paddle.scatter_add %t, %i1, %u1 axis = 0 : tensor<10x4xf32>, tensor<4xi64>, tensor<4x4xf32> -> tensor<10x4xf32>
+  return %y : tensor<10x4xf32>
 }
