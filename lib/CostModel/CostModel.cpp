@@ -279,7 +279,7 @@ OpCost mlir::paddle::estimateOp(Operation *op, const CostOptions &options) {
             cost.computeType = SpecDType::I64;
             return true;
           })
-          .Case<RngUniformOp>([&](Operation *) {
+          .Case<RngUniformOp, RngUniformBlockOp>([&](Operation *) {
             // splitmix64: about 12 integer ops, then a scale and shift.
             cost.flops = resultElements * 14;
             cost.computeType = SpecDType::I64;

@@ -449,7 +449,32 @@ struct PaddleShardingModel
                          : static_cast<int64_t>(scatterOp.getAxis());
       llvm::append_range(vocabAxes, (*loops)[rule.dims[0][axis]]);
     }
-    if (scatterOp && (!vocabAxes.empty() || !partialAxes.empty())) {
+    auto rngOp = dyn_cast<RngUniformOp>(op);
+    bool rngSplit =
+        rngOp && grid && llvm::any_of(rule.dims[1], [&](int64_t loop) {
+          return !(*loops)[loop].empty();
+        });
+    if (rngSplit) {
+      // This device's block of the whole tensor's numbers.
+      Location loc = op->getLoc();
+      auto local = cast<RankedTensorType>(localTypes[0]);
+      SmallVector<Value> offsets;
+      for (auto [d, loop] : llvm::enumerate(rule.dims[1])) {
+        Value size =
+            arith::ConstantIndexOp::create(builder, loc, local.getDimSize(d));
+        offsets.push_back(
+            (*loops)[loop].empty()
+                ? arith::ConstantIndexOp::create(builder, loc, 0).getResult()
+                : arith::MulIOp::create(
+                      builder, loc,
+                      groupIndex(builder, loc, grid, (*loops)[loop]), size)
+                      .getResult());
+      }
+      results.push_back(RngUniformBlockOp::create(
+          builder, loc, local, partitionedOperands[0], offsets,
+          builder.getDenseI64ArrayAttr(rngOp.getType().getShape()),
+          rngOp.getLowAttr(), rngOp.getHighAttr()));
+    } else if (scatterOp && (!vocabAxes.empty() || !partialAxes.empty())) {
       FailureOr<Value> scattered = partitionScatterAdd(
           builder, scatterOp, partitionedOperands[0], partitionedOperands[1],
           partitionedOperands[2], cast<RankedTensorType>(localTypes[0]), grid,

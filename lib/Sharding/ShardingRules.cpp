@@ -341,6 +341,21 @@ ShardingRule scatterAdd(ScatterAddOp op) {
   return rule;
 }
 
+/// rng_uniform of a static shape: one parallel loop per dim. A split
+/// device draws its block only (paddle.rng_uniform_block), numbers equal
+/// to the unsharded ones. With dynamic sizes it runs whole.
+ShardingRule rngUniform(RngUniformOp op) {
+  if (!op.getType().hasStaticShape())
+    return replicated(op);
+  ShardingRule rule;
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < op.getType().getRank(); ++d)
+    dims.push_back(rule.addLoop());
+  rule.dims.push_back({}); // the seed: rank 0
+  rule.dims.push_back(dims);
+  return rule;
+}
+
 } // namespace
 
 ShardingRule mlir::paddle::getShardingRule(Operation *op) {
@@ -411,5 +426,6 @@ ShardingRule mlir::paddle::getShardingRule(Operation *op) {
       .Case([](PadOp op) { return pad(op); })
       .Case([](GatherOp op) { return gather(op); })
       .Case([](ScatterAddOp op) { return scatterAdd(op); })
+      .Case([](RngUniformOp op) { return rngUniform(op); })
       .Default([](Operation *op) { return replicated(op); });
 }

@@ -6,10 +6,12 @@ dim, `shard.shard`), lets `paddle-spmd-pipeline` propagate and partition
 the module, runs one thread per device, and compares the gathered result
 with numpy (relative 1e-5, absolute 1e-5 after scaling)."""
 
+import subprocess
+
 import numpy as np
 import pytest
 
-from paddle_testing import PaddleRunError, run_module, tensor_type
+from paddle_testing import PADDLE_OPT, PaddleRunError, run_module, tensor_type
 
 MESHES = {"2": (2,), "4": (4,), "2x2": (2, 2)}
 
@@ -314,6 +316,31 @@ def test_an_index_outside_a_split_table_is_still_an_error(tmp_path):
             with pytest.raises(PaddleRunError, match="out of range"):
                 run_module(tmp_path, text, args,
                            extra_args=["--mesh", "2", "--collective-timeout", "30"])
+
+
+@pytest.mark.parametrize("mesh,split", [((2,), [[0]]), ((4,), [[], [0]]),
+                                        ((2, 2), [[0], [1]]), ((2, 2), [[1, 0]])])
+def test_a_split_rng_draws_the_unsharded_numbers(tmp_path, mesh, split):
+    # Each device draws only its block (paddle.rng_uniform_block at its
+    # offsets); together they are, bit for bit, the numbers of the
+    # unsharded op, written out again from its documentation.
+    from test_nn_layers import _splitmix_uniform
+    seed = np.array(1234567, np.int64)
+    axes = ", ".join("[" + ", ".join(map(str, d)) + "]" for d in split)
+    text = sharded_module(mesh, [seed], [None],
+                          ["%g = paddle.rng_uniform {0} {{low = -1.0, high = 2.0}} : tensor<i64> -> tensor<8x12xf32>",
+                           f"%s = shard.sharding @mesh split_axes = [{axes}] : !shard.sharding",
+                           "%r = shard.shard %g to %s annotate_for_users : tensor<8x12xf32>"],
+                          "tensor<8x12xf32>")
+    devices = int(np.prod(mesh))
+    (got,) = run_module(tmp_path, text, [seed], extra_args=["--mesh", str(devices)])
+    want = (-1.0 + 3.0 * _splitmix_uniform(int(seed), 96)).astype(np.float32).reshape(8, 12)
+    np.testing.assert_array_equal(got, want)
+    partitioned = subprocess.run(
+        [str(PADDLE_OPT), str(tmp_path / "module.mlir"), "--pass-pipeline=builtin.module("
+         "func.func(sharding-propagation),paddle-complete-sharding,func.func(shard-partition))"],
+        capture_output=True, text=True, check=True).stdout
+    assert "paddle.rng_uniform_block" in partitioned, partitioned
 
 
 def test_a_dynamic_batch_dim_split_over_the_data_axis(tmp_path):

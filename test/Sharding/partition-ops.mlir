@@ -294,3 +294,25 @@ func.func @scatter_partial(%t: tensor<10x4xf32>, %i: tensor<4xi64>, %u: tensor<4
   %y = paddle.scatter_add %t, %i1, %u1 axis = 0 : tensor<10x4xf32>, tensor<4xi64>, tensor<4x4xf32> -> tensor<10x4xf32>
   return %y : tensor<10x4xf32>
 }
+
+// -----
+
+shard.grid @mesh(shape = 2x2)
+
+// A split rng_uniform draws this device's block of the whole tensor's
+// numbers (rows at 4 x its index along axis 0, columns at 3 x along 1).
+// CHECK-LABEL: func.func @rng
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[I0:.*]] = shard.process_multi_index on @mesh axes = [0] : index
+// CHECK: %[[R0:.*]] = arith.muli %[[I0]], %[[C4]]
+// CHECK: %[[I1:.*]] = shard.process_multi_index on @mesh axes = [1] : index
+// CHECK: %[[R1:.*]] = arith.muli %[[I1]], %[[C3]]
+// CHECK: paddle.rng_uniform_block %{{.*}}[%[[R0]], %[[R1]]] of [8, 6] {high = 2.000000e+00 : f64} : tensor<i64> -> tensor<4x3xf32>
+// CHECK-NOT: paddle.rng_uniform %
+func.func @rng(%seed: tensor<i64>) -> tensor<8x6xf32> {
+  %r = paddle.rng_uniform %seed {high = 2.0} : tensor<i64> -> tensor<8x6xf32>
+  %s = shard.sharding @mesh split_axes = [[0], [1]] : !shard.sharding
+  %y = shard.shard %r to %s annotate_for_users : tensor<8x6xf32>
+  return %y : tensor<8x6xf32>
+}

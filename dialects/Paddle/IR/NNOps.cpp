@@ -32,6 +32,28 @@ OpFoldResult AvgPool2DOp::fold(FoldAdaptor) { return foldIdentityPool(*this); }
 // RngUniformOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult RngUniformBlockOp::verify() {
+  RankedTensorType type = getType();
+  ArrayRef<int64_t> whole = getWholeShape();
+  if (!type.hasStaticShape())
+    return emitOpError("needs a static result shape, got ") << type;
+  if (static_cast<int64_t>(whole.size()) != type.getRank() ||
+      static_cast<int64_t>(getOffsets().size()) != type.getRank())
+    return emitOpError("expects one offset and one whole size per dim of ")
+           << type << ": " << getOffsets().size() << " offsets, "
+           << whole.size() << " whole sizes";
+  for (auto [d, size] : llvm::enumerate(whole))
+    if (size < type.getDimSize(d))
+      return emitOpError("whole dim ")
+             << d << " of size " << size << " is smaller than the block's "
+             << type.getDimSize(d);
+  double low = getLow().convertToDouble(), high = getHigh().convertToDouble();
+  if (!std::isfinite(low) || !std::isfinite(high) || low > high)
+    return emitOpError("low and high must be finite with low <= high, got ")
+           << low << " and " << high;
+  return success();
+}
+
 LogicalResult RngUniformOp::verify() {
   RankedTensorType type = getType();
   if (getDynamicSizes().size() != type.getNumDynamicDims())

@@ -205,4 +205,35 @@ def Paddle_RngUniformOp : Paddle_Op<"rng_uniform", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Paddle_RngUniformBlockOp : Paddle_Op<"rng_uniform_block", [Pure]> {
+  let summary = "A block of paddle.rng_uniform's numbers.";
+  let description = [{
+    The block at `offsets` (one `index` per dim) of
+    `paddle.rng_uniform %seed` with the static shape `whole_shape` and the
+    same `low` and `high`: result element `(j...)` is the whole tensor's
+    element `(offsets + j...)`, hashed from its row-major linear index in
+    the whole tensor. A device of a mesh makes its block of a split
+    rng_uniform this way (the partition of `paddle.rng_uniform`): each
+    device draws only its own numbers, and together they are the unsharded
+    run's. The block must lie inside the whole tensor (offsets are checked
+    at run time).
+
+    ```mlir
+    %r = paddle.rng_uniform_block %seed [%o0, %c0] of [8, 6]
+        : tensor<i64> -> tensor<4x6xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$seed,
+                       Variadic<Index>:$offsets,
+                       DenseI64ArrayAttr:$whole_shape,
+                       DefaultValuedAttr<F64Attr, "0.0">:$low,
+                       DefaultValuedAttr<F64Attr, "1.0">:$high);
+  let results = (outs Paddle_FloatTensor:$result);
+  let assemblyFormat = [{
+    $seed `[` $offsets `]` `of` $whole_shape attr-dict `:` type($seed) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // PADDLE_NN_OPS_TD

@@ -757,6 +757,72 @@ template <typename OpTy> struct Pool2DLowering : OpConversionPattern<OpTy> {
 // rng_uniform
 //===----------------------------------------------------------------------===//
 
+/// The linalg.generic of rng_uniform's numbers for a result of `type`
+/// (into `init`) from the i64 `seed`, at `offsets` (one per dim, or none)
+/// of a whole tensor of `whole` sizes: element j hashes the row-major
+/// linear index of offsets + j in the whole tensor (PaddleNNOps.td).
+Value buildRngUniform(OpBuilder &rewriter, Location loc, Value seed,
+                      RankedTensorType type, Value init, ArrayRef<Value> whole,
+                      ArrayRef<Value> offsets, double low, double high) {
+  Type elementType = type.getElementType();
+  int64_t rank = type.getRank();
+  double range = high - low;
+  bool isF64 = elementType.isF64();
+
+  auto body = [&](OpBuilder &b, Location l, ValueRange) {
+    auto i64 = [&](uint64_t v) -> Value {
+      return arith::ConstantOp::create(
+          b, l, b.getI64IntegerAttr(static_cast<int64_t>(v)));
+    };
+    auto xorShift = [&](Value z, uint64_t shift) -> Value {
+      return arith::XOrIOp::create(b, l, z,
+                                   arith::ShRUIOp::create(b, l, z, i64(shift)));
+    };
+    // Row-major linear index of the element in the whole tensor.
+    Value linear = indexConst(b, l, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      Value at = linalg::IndexOp::create(b, l, d);
+      if (!offsets.empty())
+        at = arith::AddIOp::create(b, l, at, offsets[d]);
+      linear = arith::AddIOp::create(
+          b, l, arith::MulIOp::create(b, l, linear, whole[d]), at);
+    }
+    Value i = arith::IndexCastUIOp::create(b, l, b.getI64Type(), linear);
+    Value golden = i64(0x9E3779B97F4A7C15ull);
+    Value z = arith::XOrIOp::create(b, l, seed,
+                                    arith::MulIOp::create(b, l, i, golden));
+    z = arith::AddIOp::create(b, l, z, golden);
+    z = arith::MulIOp::create(b, l, xorShift(z, 30),
+                              i64(0xBF58476D1CE4E5B9ull));
+    z = arith::MulIOp::create(b, l, xorShift(z, 27),
+                              i64(0x94D049BB133111EBull));
+    z = xorShift(z, 31);
+    // The top bits as an integer below 2^53 (or 2^24) convert exactly.
+    int bits = isF64 ? 53 : 24;
+    Value top = arith::ShRUIOp::create(b, l, z, i64(64 - bits));
+    Type f64 = b.getF64Type();
+    Value u = arith::MulFOp::create(
+        b, l, arith::UIToFPOp::create(b, l, f64, top),
+        buildScalarConstant(b, l, f64, std::ldexp(1.0, -bits)));
+    Value v = arith::AddFOp::create(
+        b, l, buildScalarConstant(b, l, f64, low),
+        arith::MulFOp::create(b, l, buildScalarConstant(b, l, f64, range), u));
+    if (!isF64) {
+      v = arith::TruncFOp::create(b, l, b.getF32Type(), v);
+      if (!elementType.isF32())
+        v = arith::TruncFOp::create(b, l, elementType, v);
+    }
+    linalg::YieldOp::create(b, l, v);
+  };
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iterators,
+      body);
+  return generic.getResult(0);
+}
+
 struct RngUniformLowering : OpConversionPattern<RngUniformOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -764,71 +830,48 @@ struct RngUniformLowering : OpConversionPattern<RngUniformOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    Type elementType = type.getElementType();
-    int64_t rank = type.getRank();
     Value seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
                                            ValueRange{});
     SmallVector<Value> sizes;
     auto dynamicSizes = adaptor.getDynamicSizes();
-    for (int64_t d = 0, next = 0; d < rank; ++d)
+    for (int64_t d = 0, next = 0; d < type.getRank(); ++d)
       sizes.push_back(type.isDynamicDim(d)
                           ? dynamicSizes[next++]
                           : indexConst(rewriter, loc, type.getDimSize(d)));
     Value init = buildEmpty(rewriter, loc, type, dynamicSizes);
-    double low = op.getLow().convertToDouble();
-    double range = op.getHigh().convertToDouble() - low;
-    bool isF64 = elementType.isF64();
+    rewriter.replaceOp(
+        op, buildRngUniform(rewriter, loc, seed, type, init, sizes,
+                            /*offsets=*/{}, op.getLow().convertToDouble(),
+                            op.getHigh().convertToDouble()));
+    return success();
+  }
+};
 
-    auto body = [&](OpBuilder &b, Location l, ValueRange) {
-      auto i64 = [&](uint64_t v) -> Value {
-        return arith::ConstantOp::create(
-            b, l, b.getI64IntegerAttr(static_cast<int64_t>(v)));
-      };
-      auto xorShift = [&](Value z, uint64_t shift) -> Value {
-        return arith::XOrIOp::create(
-            b, l, z, arith::ShRUIOp::create(b, l, z, i64(shift)));
-      };
-      // Row-major linear index of the element.
-      Value linear = indexConst(b, l, 0);
-      for (int64_t d = 0; d < rank; ++d)
-        linear = arith::AddIOp::create(
-            b, l, arith::MulIOp::create(b, l, linear, sizes[d]),
-            linalg::IndexOp::create(b, l, d));
-      Value i = arith::IndexCastUIOp::create(b, l, b.getI64Type(), linear);
-      Value golden = i64(0x9E3779B97F4A7C15ull);
-      Value z = arith::XOrIOp::create(b, l, seed,
-                                      arith::MulIOp::create(b, l, i, golden));
-      z = arith::AddIOp::create(b, l, z, golden);
-      z = arith::MulIOp::create(b, l, xorShift(z, 30),
-                                i64(0xBF58476D1CE4E5B9ull));
-      z = arith::MulIOp::create(b, l, xorShift(z, 27),
-                                i64(0x94D049BB133111EBull));
-      z = xorShift(z, 31);
-      // The top bits as an integer below 2^53 (or 2^24) convert exactly.
-      int bits = isF64 ? 53 : 24;
-      Value top = arith::ShRUIOp::create(b, l, z, i64(64 - bits));
-      Type f64 = b.getF64Type();
-      Value u = arith::MulFOp::create(
-          b, l, arith::UIToFPOp::create(b, l, f64, top),
-          buildScalarConstant(b, l, f64, std::ldexp(1.0, -bits)));
-      Value v = arith::AddFOp::create(
-          b, l, buildScalarConstant(b, l, f64, low),
-          arith::MulFOp::create(b, l, buildScalarConstant(b, l, f64, range),
-                                u));
-      if (!isF64) {
-        v = arith::TruncFOp::create(b, l, b.getF32Type(), v);
-        if (!elementType.isF32())
-          v = arith::TruncFOp::create(b, l, elementType, v);
-      }
-      linalg::YieldOp::create(b, l, v);
-    };
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-        iterators, body);
-    rewriter.replaceOp(op, generic.getResult(0));
+struct RngUniformBlockLowering : OpConversionPattern<RngUniformBlockOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RngUniformBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
+                                           ValueRange{});
+    SmallVector<Value> whole, offsets(adaptor.getOffsets());
+    for (auto [d, size] : llvm::enumerate(op.getWholeShape())) {
+      whole.push_back(indexConst(rewriter, loc, size));
+      // The block lies inside the whole tensor.
+      Value fits = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ule, offsets[d],
+          indexConst(rewriter, loc, size - type.getDimSize(d)));
+      buildRuntimeCheck(rewriter, loc, fits,
+                        "offset " + Twine(d) +
+                            " puts the block outside the whole tensor");
+    }
+    Value init = buildEmpty(rewriter, loc, type, {});
+    rewriter.replaceOp(op,
+                       buildRngUniform(rewriter, loc, seed, type, init, whole,
+                                       offsets, op.getLow().convertToDouble(),
+                                       op.getHigh().convertToDouble()));
     return success();
   }
 };
@@ -838,5 +881,6 @@ struct RngUniformLowering : OpConversionPattern<RngUniformOp> {
 void mlir::paddle::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<MatmulLowering, Conv2DLowering, Pool2DLowering<MaxPool2DOp>,
-               Pool2DLowering<AvgPool2DOp>, RngUniformLowering>(ctx);
+               Pool2DLowering<AvgPool2DOp>, RngUniformLowering,
+               RngUniformBlockLowering>(ctx);
 }

@@ -254,6 +254,30 @@ func.func @rng_infinite(%s: tensor<i64>) {
 
 // -----
 
+func.func @rng_block_offsets(%s: tensor<i64>, %n: index) {
+  // expected-error @+1 {{expects one offset and one whole size per dim of 'tensor<4x3xf32>': 1 offsets, 2 whole sizes}}
+  %0 = paddle.rng_uniform_block %s [%n] of [8, 6] : tensor<i64> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rng_block_larger_than_whole(%s: tensor<i64>, %n: index) {
+  // expected-error @+1 {{whole dim 1 of size 2 is smaller than the block's 3}}
+  %0 = paddle.rng_uniform_block %s [%n, %n] of [8, 2] : tensor<i64> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rng_block_dynamic(%s: tensor<i64>, %n: index) {
+  // expected-error @+1 {{needs a static result shape, got 'tensor<?x3xf32>'}}
+  %0 = paddle.rng_uniform_block %s [%n, %n] of [8, 6] : tensor<i64> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
 func.func @rng_seed_type(%s: tensor<i32>) {
   // expected-error @+1 {{operand #0 must be 0D tensor of 64-bit signless integer values}}
   %0 = paddle.rng_uniform %s : tensor<i32> -> tensor<4xf32>

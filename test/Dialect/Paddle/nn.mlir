@@ -84,5 +84,7 @@ func.func @rng_uniform(%s: tensor<i64>, %n: index) {
   %1 = paddle.rng_uniform %s [%n] {low = -1.0, high = 1.0} : tensor<i64> -> tensor<?x8xf64>
   // CHECK: paddle.rng_uniform %[[S]] {high = 5.000000e-01 : f64} : tensor<i64> -> tensor<4xbf16>
   %2 = "paddle.rng_uniform"(%s) {high = 0.5 : f64} : (tensor<i64>) -> tensor<4xbf16>
+  // CHECK: paddle.rng_uniform_block %[[S]][%[[N]], %[[N]]] of [8, 6] {low = -1.000000e+00 : f64} : tensor<i64> -> tensor<4x3xf32>
+  %3 = paddle.rng_uniform_block %s [%n, %n] of [8, 6] {low = -1.0} : tensor<i64> -> tensor<4x3xf32>
   return
 }
