@@ -1,7 +1,7 @@
 //===- BuiltinSpecs.cpp - the device specs compiled into the tools --------===//
 //
-// specs/devices/*.json, embedded at build time (EmbedSpecs.cmake), looked up
-// by file name.
+// specs/devices/*.json and specs/clusters/*.json, embedded at build time
+// (EmbedSpecs.cmake), looked up by file name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,9 @@ struct BuiltinSpec {
 };
 const BuiltinSpec kBuiltinSpecs[] = {
 #include "BuiltinDeviceSpecs.inc"
+};
+const BuiltinSpec kBuiltinClusters[] = {
+#include "BuiltinClusterSpecs.inc"
 };
 } // namespace
 
@@ -43,4 +46,26 @@ mlir::paddle::resolveDeviceSpec(llvm::StringRef nameOrPath) {
                                        llvm::join(builtinDeviceNames(), ", ") +
                                        ") nor a path to a .json file");
   return loadDeviceSpec(nameOrPath);
+}
+
+std::vector<std::string> mlir::paddle::builtinClusterNames() {
+  std::vector<std::string> names;
+  for (const BuiltinSpec &spec : kBuiltinClusters)
+    names.push_back(spec.name);
+  return names;
+}
+
+llvm::Expected<ClusterSpec>
+mlir::paddle::resolveClusterSpec(llvm::StringRef nameOrPath) {
+  for (const BuiltinSpec &spec : kBuiltinClusters)
+    if (nameOrPath == spec.name)
+      return parseClusterSpec(spec.json,
+                              ("built-in cluster '" + nameOrPath + "'").str());
+  if (!nameOrPath.contains('/') && !nameOrPath.ends_with(".json"))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown cluster '" + nameOrPath +
+                                       "': not a built-in spec (" +
+                                       llvm::join(builtinClusterNames(), ", ") +
+                                       ") nor a path to a .json file");
+  return loadClusterSpec(nameOrPath);
 }

@@ -449,9 +449,16 @@ mlir::paddle::estimateCollective(Collective kind, int64_t devices, double bytes,
     return 0.0;
   if (device.link.bandwidthBytesPerS <= 0)
     return std::nullopt;
+  return estimateCollective(kind, devices, bytes, device.link);
+}
+
+double mlir::paddle::estimateCollective(Collective kind, int64_t devices,
+                                        double bytes, const LinkSpec &link) {
+  if (devices <= 1)
+    return 0.0;
   double n = double(devices);
-  double alpha = device.link.latencyS;
-  double beta = device.link.bandwidthBytesPerS;
+  double alpha = link.latencyS;
+  double beta = link.bandwidthBytesPerS;
   // A ring all-reduce is a reduce-scatter followed by an all-gather.
   double steps = kind == Collective::AllReduce ? 2 : 1;
   return steps * ((n - 1) * alpha + (n - 1) / n * bytes / beta);

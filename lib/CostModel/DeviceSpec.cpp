@@ -276,6 +276,75 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
   return spec;
 }
 
+std::optional<LinkSpec> readLink(Reader &r, const json &parent,
+                                 const std::string &parentPath,
+                                 const std::string &key, bool required) {
+  const json *link = r.member(parent, parentPath, key, required);
+  std::string path = parentPath + "." + key;
+  if (!link || !r.isObject(*link, path))
+    return std::nullopt;
+  checkKnownKeys(r, *link, path, {"bandwidth_bytes_per_s", "latency_s"});
+  LinkSpec spec;
+  if (const json *v = r.member(*link, path, "bandwidth_bytes_per_s", true))
+    if (auto x = r.number(*v, path + ".bandwidth_bytes_per_s", true))
+      spec.bandwidthBytesPerS = *x;
+  if (const json *v = r.member(*link, path, "latency_s", true))
+    if (auto x = r.number(*v, path + ".latency_s"))
+      spec.latencyS = *x;
+  return spec;
+}
+
+std::optional<int64_t> positiveInteger(Reader &r, const json &value,
+                                       const std::string &path) {
+  if (!value.is_number_integer() || value.get<int64_t>() <= 0) {
+    r.fail(path, "expected an integer > 0, got " + value.dump());
+    return std::nullopt;
+  }
+  return value.get<int64_t>();
+}
+
+std::optional<ClusterSpec> readCluster(Reader &r, const json &root) {
+  ClusterSpec spec;
+  if (!r.isObject(root, "$"))
+    return std::nullopt;
+  checkKnownKeys(r, root, "$",
+                 {"name", "device", "nodes", "devices_per_node",
+                  "memory_bytes_per_device", "intra_node", "inter_node",
+                  "notes", "source"});
+  if (const json *v = r.member(root, "$", "name", true))
+    if (auto s = r.string(*v, "$.name"))
+      spec.name = *s;
+  if (const json *v = r.member(root, "$", "device", true))
+    if (auto s = r.string(*v, "$.device"))
+      spec.device = *s;
+  if (const json *v = r.member(root, "$", "nodes", true))
+    if (auto n = positiveInteger(r, *v, "$.nodes"))
+      spec.nodes = *n;
+  if (const json *v = r.member(root, "$", "devices_per_node", true))
+    if (auto n = positiveInteger(r, *v, "$.devices_per_node"))
+      spec.devicesPerNode = *n;
+  if (const json *v = r.member(root, "$", "memory_bytes_per_device", true))
+    if (auto x = r.number(*v, "$.memory_bytes_per_device", true))
+      spec.memoryBytesPerDevice = *x;
+  if (auto link = readLink(r, root, "$", "intra_node", true))
+    spec.intraNode = *link;
+  // One node needs no network.
+  bool oneNode = root.contains("nodes") && root["nodes"] == 1;
+  if (auto link = readLink(r, root, "$", "inter_node", !oneNode))
+    spec.interNode = *link;
+  else if (oneNode)
+    spec.interNode = spec.intraNode;
+  if (const json *v = r.member(root, "$", "notes", false))
+    if (auto s = r.string(*v, "$.notes"))
+      spec.notes = *s;
+  if (const json *v = r.member(root, "$", "source", false))
+    if (auto s = r.string(*v, "$.source"))
+      spec.source = *s;
+  if (r.failed())
+    return std::nullopt;
+  return spec;
+}
+
 } // namespace
 
 llvm::StringRef mlir::paddle::stringifySpecDType(SpecDType type) {
@@ -312,28 +381,43 @@ mlir::paddle::parseDeviceSpec(llvm::StringRef text, llvm::StringRef origin) {
   return *spec;
 }
 
-llvm::Expected<DeviceSpec> mlir::paddle::loadDeviceSpec(llvm::StringRef path) {
+/// The text of the spec file at `path` (`what`: "device spec", ...).
+static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readSpecFile(llvm::StringRef path, llvm::StringRef what) {
   // A spec is a small JSON file: a device node or FIFO (which may never
   // end) or anything over 1 MiB is not one.
+  std::string prefix = ("cannot read " + what + " '" + path + "': ").str();
   llvm::sys::fs::file_status status;
   if (std::error_code ec = llvm::sys::fs::status(path, status))
-    return llvm::createStringError(ec, "cannot read device spec '" + path +
-                                           "': " + ec.message());
+    return llvm::createStringError(ec, prefix + ec.message());
   if (status.type() != llvm::sys::fs::file_type::regular_file)
     return llvm::createStringError(
         std::make_error_code(std::errc::invalid_argument),
-        "cannot read device spec '" + path + "': not a regular file");
+        prefix + "not a regular file");
   if (status.getSize() > (1u << 20))
     return llvm::createStringError(
         std::make_error_code(std::errc::file_too_large),
-        "cannot read device spec '" + path +
-            "': larger than 1 MiB, not a device spec");
+        prefix + "larger than 1 MiB, not a " + what);
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return llvm::createStringError(buffer.getError(),
-                                   "cannot read device spec '" + path +
-                                       "': " + buffer.getError().message());
+                                   prefix + buffer.getError().message());
+  return std::move(*buffer);
+}
+
+llvm::Expected<DeviceSpec> mlir::paddle::loadDeviceSpec(llvm::StringRef path) {
+  auto buffer = readSpecFile(path, "device spec");
+  if (!buffer)
+    return buffer.takeError();
   return parseDeviceSpec((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<ClusterSpec>
+mlir::paddle::loadClusterSpec(llvm::StringRef path) {
+  auto buffer = readSpecFile(path, "cluster spec");
+  if (!buffer)
+    return buffer.takeError();
+  return parseClusterSpec((*buffer)->getBuffer(), path);
 }
 
 std::string mlir::paddle::serializeDeviceSpec(const DeviceSpec &spec) {
@@ -419,4 +503,41 @@ std::optional<DeviceSpec> mlir::paddle::loadInstalledHostSpec() {
   if (model.empty() || spec->cpuModel != model)
     return std::nullopt;
   return std::move(*spec);
+}
+
+const LinkSpec &ClusterSpec::linkFor(llvm::ArrayRef<int64_t> mesh,
+                                     llvm::ArrayRef<int64_t> axes) const {
+  int64_t count = 1;
+  for (int64_t n : mesh)
+    count *= n;
+  // Device i and the first device of its group (its indices along `axes`
+  // zeroed) must share a node, for every i.
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t base = i, stride = 1;
+    for (int64_t a = mesh.size() - 1; a >= 0; --a) {
+      int64_t index = (i / stride) % mesh[a];
+      if (llvm::is_contained(axes, a))
+        base -= index * stride;
+      stride *= mesh[a];
+    }
+    if (i / devicesPerNode != base / devicesPerNode)
+      return interNode;
+  }
+  return intraNode;
+}
+
+llvm::Expected<ClusterSpec>
+mlir::paddle::parseClusterSpec(llvm::StringRef text, llvm::StringRef origin) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::exception &e) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   origin + ": invalid JSON: " + e.what());
+  }
+  Reader reader(origin.str());
+  std::optional<ClusterSpec> spec = readCluster(reader, root);
+  if (!spec)
+    return reader.takeError();
+  return *spec;
 }

@@ -3,7 +3,8 @@
 # Run with cmake -P (see CMakeLists.txt).
 file(GLOB specs "${SPEC_DIR}/*.json")
 list(SORT specs)
-set(text "// Generated from specs/devices by EmbedSpecs.cmake; do not edit.\n")
+get_filename_component(dir "${SPEC_DIR}" NAME)
+set(text "// Generated from specs/${dir} by EmbedSpecs.cmake; do not edit.\n")
 foreach(spec ${specs})
   get_filename_component(name "${spec}" NAME_WE)
   file(READ "${spec}" body)

@@ -137,6 +137,9 @@ llvm::StringRef stringifyCollective(Collective kind);
 std::optional<double> estimateCollective(Collective kind, int64_t devices,
                                          double bytes,
                                          const DeviceSpec &device);
+/// The same over `link` (bandwidth > 0), e.g. one tier of a cluster.
+double estimateCollective(Collective kind, int64_t devices, double bytes,
+                          const LinkSpec &link);
 
 } // namespace mlir::paddle
 

@@ -12,6 +12,7 @@
 #ifndef PADDLE_COSTMODEL_DEVICESPEC_H
 #define PADDLE_COSTMODEL_DEVICESPEC_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -139,6 +140,41 @@ std::string getHostCpuModel();
 /// that is missing, does not parse or names another CPU (a home directory
 /// shared between machines) gives nullopt.
 std::optional<DeviceSpec> loadInstalledHostSpec();
+
+/// A cluster of identical devices in nodes (specs/clusters/*.json, format
+/// in docs/cost-model.md): collectives inside a node run over its links
+/// (NVLink), those between nodes over the network; the auto-sharding
+/// search prices each mesh axis with the link it crosses.
+struct ClusterSpec {
+  std::string name;
+  /// A device spec: a built-in name or a path (resolveDeviceSpec).
+  std::string device;
+  int64_t nodes = 1;
+  int64_t devicesPerNode = 1;
+  /// Memory of one device that a plan may use.
+  double memoryBytesPerDevice = 0;
+  /// Per device and direction, inside a node and between nodes.
+  LinkSpec intraNode;
+  LinkSpec interNode;
+  std::string notes;
+  std::string source;
+
+  int64_t numDevices() const { return nodes * devicesPerNode; }
+  /// The link of a collective among the devices that differ only in their
+  /// index along mesh `axes` of a `mesh` (devices numbered row-major from
+  /// 0): intraNode when every such group lies inside one node.
+  const LinkSpec &linkFor(llvm::ArrayRef<int64_t> mesh,
+                          llvm::ArrayRef<int64_t> axes) const;
+};
+
+llvm::Expected<ClusterSpec> parseClusterSpec(llvm::StringRef text,
+                                             llvm::StringRef origin);
+/// Reads and parses the cluster spec file at `path`.
+llvm::Expected<ClusterSpec> loadClusterSpec(llvm::StringRef path);
+/// A built-in cluster (specs/clusters/*.json) by name, or a spec file at a
+/// path; the error of an unknown name lists the built-in ones.
+llvm::Expected<ClusterSpec> resolveClusterSpec(llvm::StringRef nameOrPath);
+std::vector<std::string> builtinClusterNames();
 
 /// The spec as JSON text that parseDeviceSpec reads back.
 std::string serializeDeviceSpec(const DeviceSpec &spec);
