@@ -16,6 +16,8 @@ APT_PACKAGES=(
   valgrind
   # The MPI backend of the collectives (docs/distributed.md).
   mpich libmpich-dev
+  # The ILP solver of the auto-sharding search (docs/distributed.md).
+  coinor-libcbc-dev
 )
 
 missing=()

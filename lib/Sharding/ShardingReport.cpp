@@ -84,6 +84,9 @@ struct ShardingReportPass
   }
 
   static void buildPartition(OpPassManager &pm) {
+    paddle::AutoShardPassOptions autoShard;
+    autoShard.markedOnly = true;
+    pm.addPass(paddle::createAutoShardPass(autoShard));
     pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
     pm.addPass(paddle::createCompleteShardingPass());
     pm.addNestedPass<func::FuncOp>(shard::createPartition());
@@ -118,6 +121,43 @@ struct ShardingReportPass
       os << "func @" << func.getName() << " on mesh [";
       llvm::interleaveComma(mesh, os);
       os << "]\n";
+      llvm::json::Object planJson;
+      if (auto plan = func->getAttrOfType<DictionaryAttr>(
+              paddle::PaddleDialect::PlanAttrHelper::getNameStr())) {
+        auto number = [&](StringRef key) {
+          auto f = plan.getAs<FloatAttr>(key);
+          return f ? f.getValueAsDouble() : 0.0;
+        };
+        auto integer = [&](StringRef key) {
+          auto i = plan.getAs<IntegerAttr>(key);
+          return i ? i.getInt() : int64_t(0);
+        };
+        auto text = [&](StringRef key) {
+          auto t = plan.getAs<StringAttr>(key);
+          return t ? t.getValue().str() : std::string();
+        };
+        os << llvm::formatv("  auto-sharded plan: predicted {0:F3} us, peak "
+                            "memory {1:F0} B per device",
+                            number("predicted_s") * 1e6, number("peak_bytes"));
+        if (number("memory_limit_bytes") > 0)
+          os << llvm::formatv(" (limit {0:F0} B)",
+                              number("memory_limit_bytes"));
+        os << llvm::formatv(
+            "\n    {0} {1} in {2:F3} s: {3} nodes, {4} "
+            "strategies, {5} edges; priced on {6}{7}\n",
+            text("solver"), text("status"), number("solve_s"), integer("nodes"),
+            integer("strategies"), integer("edges"), text("device"),
+            text("cluster").empty() ? std::string()
+                                    : " in cluster " + text("cluster"));
+        for (NamedAttribute entry : plan) {
+          if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
+            planJson[entry.getName().str()] = f.getValueAsDouble();
+          else if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
+            planJson[entry.getName().str()] = i.getInt();
+          else if (auto t = dyn_cast<StringAttr>(entry.getValue()))
+            planJson[entry.getName().str()] = t.getValue().str();
+        }
+      }
       llvm::json::Array values;
       auto value = [&](StringRef what, unsigned i, Type local,
                        Attribute split) {
@@ -218,6 +258,8 @@ struct ShardingReportPass
                              {"values", std::move(values)},
                              {"collectives", std::move(list)},
                              {"predicted_collective_s", total}});
+      if (!planJson.empty())
+        (*functions.back().getAsObject())["plan"] = std::move(planJson);
     }
     os.flush();
     if (json.empty())

@@ -20,6 +20,11 @@ bool mlir::paddle::isShardedModule(Operation *module) {
 }
 
 void mlir::paddle::buildSpmdPipeline(OpPassManager &pm) {
+  // Functions marked paddle.auto_shard get their shardings from the cost
+  // model first.
+  AutoShardPassOptions autoShard;
+  autoShard.markedOnly = true;
+  pm.addPass(createAutoShardPass(autoShard));
   pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
   pm.addPass(createCompleteShardingPass());
   pm.addNestedPass<func::FuncOp>(shard::createPartition());

@@ -90,7 +90,13 @@ def Paddle_Dialect : Dialect {
     // shape of the device mesh it runs on; on each of its arguments and
     // results, per dim, the mesh axes that split it (an array<i64> each).
     "::mlir::DenseI64ArrayAttr":$mesh,
-    "::mlir::ArrayAttr":$sharding
+    "::mlir::ArrayAttr":$sharding,
+    // On a function of a module with a mesh: paddle-partition first lets
+    // paddle-auto-shard choose its shardings. paddle-auto-shard then
+    // records on it the plan's prediction (predicted step time, peak
+    // memory per device, solver status and time).
+    "::mlir::UnitAttr":$auto_shard,
+    "::mlir::DictionaryAttr":$plan
   );
 }
 

@@ -83,6 +83,8 @@ const DeclaredAttr *lookupDeclared(llvm::StringRef name) {
       declare<D::WrtAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
       declare<D::DonatedResultsAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
       declare<D::MeshAttrHelper, DenseI64ArrayAttr>("an array<i64>"),
+      declare<D::AutoShardAttrHelper, UnitAttr>("a unit attribute"),
+      declare<D::PlanAttrHelper, DictionaryAttr>("a dictionary"),
       {D::AliasingOutputAttrHelper::getNameStr(),
        [](Attribute a) {
          auto index = dyn_cast<IntegerAttr>(a);

@@ -16,9 +16,10 @@ namespace paddle {
 /// Whether `module` holds a `shard.grid`: it is to be partitioned.
 bool isShardedModule(Operation *module);
 
-/// sharding-propagation, paddle-complete-sharding, shard-partition,
-/// paddle-lower-collectives: a module with user shardings to one SPMD
-/// program per device (the `paddle-spmd-pipeline`).
+/// paddle-auto-shard{marked-only}, sharding-propagation,
+/// paddle-complete-sharding, shard-partition, paddle-lower-collectives: a
+/// module with user shardings to one SPMD program per device (the
+/// `paddle-spmd-pipeline`).
 void buildSpmdPipeline(OpPassManager &pm);
 
 #define GEN_PASS_REGISTRATION

@@ -105,6 +105,58 @@ def ShardingReportPass
   ];
 }
 
+def AutoShardPass : Pass<"paddle-auto-shard", "::mlir::ModuleOp"> {
+  let summary = "Choose every value's sharding with the cost model (ILP).";
+  let description = [{
+    Plans each function of a module on a device mesh: every paddle op gets
+    one strategy (each mesh axis splits one loop of its sharding rule, or
+    none) and every argument one split, so that the predicted time (each
+    op's roofline time on its per-device share, the all-reduce of partial
+    results, the resharding between a value's producer and its users,
+    priced by the link of each mesh axis) is least, and the values alive
+    at every op fit the per-device memory limit. The choice is an integer
+    linear program solved by CBC within `time-limit` seconds; a plan not
+    proven optimal in time is kept with a warning, and a memory limit no
+    plan meets is an error naming the smallest peak any plan reaches.
+
+    The plan becomes `shard.shard` annotations that the SPMD pipeline
+    (`paddle-partition`) partitions as user shardings, and a `paddle.plan`
+    dictionary on the function: predicted time, peak memory per device,
+    solver status and time, problem size.
+
+    - `mesh=2x4`: the mesh; created as `shard.grid @mesh` unless the
+      module has one (which it must then equal). Default: the module's
+      mesh, else the cluster's (nodes x devices per node).
+    - `cluster=NAME|PATH`: a cluster spec (specs/clusters): its device
+      prices ops, its links price collectives (inside or between nodes,
+      by the mesh axis), its memory is the limit. Without one, the
+      module's target and its link.
+    - `memory-limit=16GB`: the limit per device (overrides the cluster's).
+
+    The user's `shard.shard` annotations in a planned function are
+    constraints: the value is split as asked where it is defined
+    (`annotate_for_users` absent) or read by the op it feeds. A split that
+    no strategy takes (a dim the op keeps whole) is an error naming the
+    annotation and the op. `marked-only` (paddle-partition's use) plans
+    only the functions marked `paddle.auto_shard`.
+  }];
+  let options = [
+    Option<"mesh", "mesh", "std::string", /*default=*/"",
+           "Mesh shape, e.g. 2x4 (default: the module's shard.grid)">,
+    Option<"cluster", "cluster", "std::string", /*default=*/"",
+           "Cluster spec: a built-in name (specs/clusters) or a JSON path">,
+    Option<"memoryLimit", "memory-limit", "std::string", /*default=*/"",
+           "Memory per device, e.g. 16GB, 512MiB (default: the cluster's)">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"30",
+           "Seconds the solver may search">,
+    Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"0",
+           "The size assumed for dynamic dims when pricing ops">,
+    Option<"markedOnly", "marked-only", "bool", /*default=*/"false",
+           "Plan only functions marked paddle.auto_shard">
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
 def PartitionPass : Pass<"paddle-partition", "::mlir::ModuleOp"> {
   let summary = "Partition a module with a device mesh into its SPMD program.";
   let description = [{
