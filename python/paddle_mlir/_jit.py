@@ -343,6 +343,15 @@ class Jitted:
             raise ValueError(f"{where()}: jit: in_shardings and out_shardings "
                              "need a mesh (mesh=pm.Mesh(...))")
         self.mesh = mesh
+        # "auto": the cost model chooses every split (paddle-auto-shard).
+        self.auto_shard = isinstance(in_shardings, str) and \
+            in_shardings == "auto"
+        if self.auto_shard:
+            if out_shardings is not None:
+                raise ValueError(f"{where()}: jit: in_shardings=\"auto\" "
+                                 "chooses the result splits too; leave "
+                                 "out_shardings out")
+            in_shardings = None
         self.in_shardings = _sharding.normalize_specs("in_shardings",
                                                       in_shardings)
         self.out_shardings = _sharding.normalize_specs("out_shardings",
@@ -505,6 +514,8 @@ class Jitted:
         args, kwargs = self._bind(args, kwargs)
         if specs is None:
             args, specs = self._unwrap_sharded(args)
+        if self.auto_shard:
+            specs = ()  # a sharded array's own split is not a constraint
         dyn, avals, key, rebuild, donated_leaves = self._split(args, kwargs)
         module = _core.Module(context())
         out_tree = []
@@ -542,6 +553,8 @@ class Jitted:
         captures, out_avals = trace_function(module, self.name, flat_fun,
                                              avals)
         assert not captures
+        if self.auto_shard:
+            module.set_function_attr(self.name, "paddle.auto_shard", "unit")
         # What the module is compiled for is part of it (#paddle.target):
         # lower() and export() show it, paddle-run and paddle-compile keep it.
         if self.options:
@@ -656,7 +669,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(),
     (docs/distributed.md): `in_shardings` and `out_shardings` (a pm.P for
     every argument/result, or a sequence with a pm.P or None each) say how
     they are split; the compiler splits everything in between and adds the
-    collectives. Calls take and return full arrays.
+    collectives. `in_shardings="auto"` lets the cost model choose every
+    split (paddle-auto-shard): the function must then have no pm.shard
+    constraints. Calls take and return full arrays.
     """
     def make(f):
         return Jitted(f, static_argnums, static_argnames, donate_argnums,

@@ -251,6 +251,10 @@ def normalize_specs(what, specs):
                 raise TypeError(f"{where()}: jit: {what} holds pm.P specs or "
                                 f"None, got {s!r}")
         return specs
+    if isinstance(specs, str):
+        raise ValueError(f"{where()}: jit: {what}={specs!r}: the only string "
+                         "is \"auto\" (in_shardings), which lets the cost "
+                         "model choose")
     raise TypeError(f"{where()}: jit: {what} must be a pm.P, a sequence of "
                     f"them (one per argument or result) or None, got {specs!r}")
 

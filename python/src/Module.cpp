@@ -7,6 +7,7 @@
 
 #include "Core.h"
 
+#include "paddle/CostModel/DeviceSpec.h"
 #include "paddle/Execution/OutputFile.h"
 #include "paddle/Execution/SourceModule.h"
 
@@ -158,6 +159,35 @@ static void runPasses(PaddleModule &m, const std::string &pipeline) {
     capture.fail("pass pipeline '" + pipeline + "' failed");
 }
 
+/// An attribute as a Python value: dictionaries, arrays, numbers, strings
+/// and unit (True); anything else as its text.
+static py::object toPython(Attribute attr) {
+  if (auto d = dyn_cast<DictionaryAttr>(attr)) {
+    py::dict out;
+    for (NamedAttribute entry : d)
+      out[py::str(entry.getName().str())] = toPython(entry.getValue());
+    return std::move(out);
+  }
+  if (auto a = dyn_cast<ArrayAttr>(attr)) {
+    py::list out;
+    for (Attribute element : a)
+      out.append(toPython(element));
+    return std::move(out);
+  }
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return py::float_(f.getValueAsDouble());
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return py::int_(i.getInt());
+  if (auto t = dyn_cast<StringAttr>(attr))
+    return py::str(t.getValue().str());
+  if (isa<UnitAttr>(attr))
+    return py::bool_(true);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return py::str(text);
+}
+
 void bindModule(py::module_ &mod) {
   py::class_<PaddleModule, ModuleRef>(mod, "Module", "A builtin.module")
       .def(py::init([](ContextRef context) {
@@ -223,6 +253,15 @@ void bindModule(py::module_ &mod) {
           },
           py::arg("func"), py::arg("name"), py::arg("attr"))
       .def(
+          "function_attr",
+          [](PaddleModule &m, const std::string &func,
+             const std::string &name) -> py::object {
+            Attribute attr = lookupFunction(m, func)->getAttr(name);
+            return attr ? toPython(attr) : py::none();
+          },
+          py::arg("func"), py::arg("name"),
+          "A function's attribute as Python values (None when absent)")
+      .def(
           "set_arg_attr",
           [](PaddleModule &m, const std::string &func, int64_t index,
              const std::string &name, const std::string &attrText) {
@@ -279,6 +318,54 @@ void bindModule(py::module_ &mod) {
           },
           py::arg("name"), py::arg("arg_types"), py::arg("result_types"),
           "Adds a private func.func declaration (no body)");
+  mod.def(
+      "cluster_spec",
+      [](const std::string &nameOrPath) {
+        auto spec = mlir::paddle::resolveClusterSpec(nameOrPath);
+        if (!spec)
+          throw py::value_error(llvm::toString(spec.takeError()));
+        auto link = [](const mlir::paddle::LinkSpec &l) {
+          py::dict d;
+          d["bandwidth_bytes_per_s"] = l.bandwidthBytesPerS;
+          d["latency_s"] = l.latencyS;
+          return d;
+        };
+        py::dict d;
+        d["name"] = spec->name;
+        d["device"] = spec->device;
+        d["nodes"] = spec->nodes;
+        d["devices_per_node"] = spec->devicesPerNode;
+        d["memory_bytes_per_device"] = spec->memoryBytesPerDevice;
+        d["intra_node"] = link(spec->intraNode);
+        d["inter_node"] = link(spec->interNode);
+        auto device = mlir::paddle::resolveDeviceSpec(spec->device);
+        if (!device)
+          throw py::value_error("cluster '" + spec->name +
+                                "': " + llvm::toString(device.takeError()));
+        d["device_memory_bandwidth_bytes_per_s"] =
+            device->memoryBandwidthBytesPerS;
+        return d;
+      },
+      py::arg("name_or_path"),
+      "A cluster spec (a built-in name of specs/clusters or a JSON path) as "
+      "a dict; ValueError names what is wrong");
+  mod.def(
+      "cluster_link",
+      [](const std::string &nameOrPath, const std::vector<int64_t> &mesh,
+         const std::vector<int64_t> &axes) {
+        auto spec = mlir::paddle::resolveClusterSpec(nameOrPath);
+        if (!spec)
+          throw py::value_error(llvm::toString(spec.takeError()));
+        for (int64_t a : axes)
+          if (a < 0 || a >= (int64_t)mesh.size())
+            throw py::value_error("mesh axis " + std::to_string(a) +
+                                  " out of range");
+        const mlir::paddle::LinkSpec &l = spec->linkFor(mesh, axes);
+        return py::make_tuple(l.bandwidthBytesPerS, l.latencyS);
+      },
+      py::arg("cluster"), py::arg("mesh"), py::arg("axes"),
+      "(bandwidth, latency) of a collective over mesh `axes` of a mesh laid "
+      "out row-major on the cluster's devices");
   mod.def(
       "write_file",
       [](const std::string &path, const py::bytes &data) {

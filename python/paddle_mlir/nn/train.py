@@ -55,7 +55,8 @@ class TrainStep:
     parameter specs, or "pipeline": an nn.Sequential cut into one stage per
     device of the pipe axis (`stages`: the first layer of each stage after
     the first) with the batch cut into `microbatches` and run 1F1B
-    (nn/pipeline.py). `zero=1` splits the optimizer state over the data
+    (nn/pipeline.py), or "auto": the cost model chooses every split of the
+    step (paddle-auto-shard). `zero=1` splits the optimizer state over the data
     axis. Under mpirun each process is one device.
     """
 
@@ -146,6 +147,10 @@ class TrainStep:
         module = _frontend.trace(step, example, self.name)
         for i in range(n_p + n_s + n_b):
             module.set_arg_attr(self.name, i, "paddle.aliasing_output", f"{2 + i} : i64")
+        if self._specs is not None and self._specs[0] == "auto":
+            # The cost model chooses every split (paddle-auto-shard).
+            module.add_grid(_sharding().MESH_SYMBOL, list(self.mesh.shape))
+            module.set_function_attr(self.name, "paddle.auto_shard", "unit")
         self.last_module = module
         exe = _frontend.compile(module)
         expected = {i: 2 + i for i in range(n_p + n_s + n_b)}
@@ -169,6 +174,8 @@ class TrainStep:
             return None
         P = _sharding().P
         param_specs, data_axis, zero_spec = self._specs
+        if param_specs == "auto":
+            return None
         by_index = {i: param_specs.get(k) for i, k in enumerate(self._trained)}
         out = [(by_index[i], f"parameter '{k}'") for i, k in enumerate(self._trained)]
         for k in state_keys:
@@ -260,6 +267,11 @@ def _parallel_specs(model, mesh, parallel, zero):
     if zero not in (0, 1):
         raise ValueError(f"TrainStep: zero must be 0 or 1 (ZeRO-1: optimizer state split "
                          f"over the data axis), got {zero!r}")
+    if parallel == "auto":
+        if zero:
+            raise ValueError("TrainStep: zero=1 is a hand plan; parallel='auto' chooses how "
+                             "the optimizer state is split itself")
+        return "auto", None, None
     if parallel == "data":
         data = "data" if "data" in names else (names[0] if len(names) == 1 else None)
         if data is None:
@@ -293,8 +305,8 @@ def _parallel_specs(model, mesh, parallel, zero):
                 raise TypeError(f"TrainStep: the split of {k!r} must be a pm.P, got {spec!r}")
         data = "data" if "data" in names else None
     else:
-        raise ValueError(f"TrainStep: parallel must be 'data', 'tensor', 'pipeline' or a dict "
-                         f"of parameter specs, got {parallel!r}")
+        raise ValueError(f"TrainStep: parallel must be 'data', 'tensor', 'pipeline', 'auto' "
+                         f"or a dict of parameter specs, got {parallel!r}")
     if zero and data is None:
         raise ValueError("TrainStep: zero=1 splits the optimizer state over the data axis, "
                          f"which {mesh!r} does not have")
