@@ -33,6 +33,7 @@
 #include "dialects/Paddle/IR/Target.h"
 #include "paddle/CostModel/CostModel.h"
 #include "paddle/Sharding/Ilp.h"
+#include "paddle/Support/Location.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
@@ -309,6 +310,114 @@ std::string bytesText(double bytes) {
   return llvm::formatv("{0:f0} B", bytes).str();
 }
 
+/// A use of a planned value by a paddle op: value `index` of node
+/// `producer` read as operand `operand` of node `consumer`.
+struct Use {
+  int producer, index, consumer, operand;
+  double bytes;
+};
+
+/// A strategy as the splits of the op's operands and results.
+std::string describe(const Node &node, int j) {
+  const Strategy &s = node.strategies[j];
+  std::string text;
+  unsigned numOperands = node.op->getNumOperands();
+  for (auto [i, split] : llvm::enumerate(s.splits)) {
+    Value v = i < numOperands ? node.op->getOperand(i)
+                              : node.op->getResult(i - numOperands);
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || type.getRank() == 0)
+      continue;
+    if (!text.empty())
+      text += ", ";
+    text += (i < numOperands ? "operand " + std::to_string(i)
+                             : "result " + std::to_string(i - numOperands)) +
+            " " + splitText(split, type.getRank());
+  }
+  return text;
+}
+
+/// For each op whose chosen strategy communicates (an all-reduce of
+/// partial results, or a reshard of an operand or of a result for a
+/// user), the cheapest other strategy with every other op as chosen, and
+/// why the plan does not take it: more time, or more memory than the
+/// limit.
+SmallVector<Attribute>
+explain(ArrayRef<Node> nodes, ArrayRef<int> chosen, ArrayRef<Use> uses,
+        const Planner &planner, double limit,
+        llvm::function_ref<double(ArrayRef<int>)> peakOf) {
+  auto local = [&](int v, int j, double *collectives) {
+    const Strategy &s = nodes[v].strategies[j];
+    double comm = s.communicationS, total = s.seconds;
+    for (const Use &use : uses) {
+      double t = 0;
+      if (use.consumer == v)
+        t = planner.reshardSeconds(nodes[use.producer]
+                                       .strategies[chosen[use.producer]]
+                                       .splits[use.index],
+                                   s.splits[use.operand], use.bytes);
+      else if (use.producer == v)
+        t = planner.reshardSeconds(s.splits[use.index],
+                                   nodes[use.consumer]
+                                       .strategies[chosen[use.consumer]]
+                                       .splits[use.operand],
+                                   use.bytes);
+      comm += t;
+      total += t;
+    }
+    if (collectives)
+      *collectives = comm;
+    return total;
+  };
+  Builder b(nodes.front().op ? nodes.front().op->getContext()
+                             : nodes.front().arg.getContext());
+  SmallVector<Attribute> decisions;
+  for (auto [v, node] : llvm::enumerate(nodes)) {
+    if (!node.op || node.strategies.size() < 2)
+      continue;
+    double comm = 0;
+    double mine = local(v, chosen[v], &comm);
+    if (comm <= 0)
+      continue;
+    int best = -1;
+    double bestSeconds = 0;
+    for (size_t j = 0; j < node.strategies.size(); ++j) {
+      if (static_cast<int>(j) == chosen[v])
+        continue;
+      double t = local(v, j, nullptr);
+      if (best < 0 || t < bestSeconds) {
+        best = j;
+        bestSeconds = t;
+      }
+    }
+    SmallVector<int> other(chosen.begin(), chosen.end());
+    other[v] = best;
+    double otherPeak = peakOf(other);
+    std::string reason;
+    if (limit > 0 && otherPeak > limit)
+      reason = "memory: a peak of " + bytesText(otherPeak) +
+               " per device, over the limit of " + bytesText(limit);
+    else if (bestSeconds >= mine)
+      reason = llvm::formatv("time: {0:F3} us more", (bestSeconds - mine) * 1e6)
+                   .str();
+    else
+      reason = "the search stopped before it proved the plan optimal";
+    decisions.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("op",
+                       b.getStringAttr(node.op->getName().getStringRef())),
+        b.getNamedAttr("location",
+                       b.getStringAttr(describeLocation(node.op->getLoc()))),
+        b.getNamedAttr("chosen", b.getStringAttr(describe(node, chosen[v]))),
+        b.getNamedAttr("collective_s", b.getF64FloatAttr(comm)),
+        b.getNamedAttr("alternative", b.getStringAttr(describe(node, best))),
+        b.getNamedAttr("alternative_extra_s",
+                       b.getF64FloatAttr(bestSeconds - mine)),
+        b.getNamedAttr("rejected_for", b.getStringAttr(reason)),
+    }));
+  }
+  return decisions;
+}
+
 struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
   using AutoShardPassBase::AutoShardPassBase;
 
@@ -521,6 +630,7 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
     }
     // Edges: each use of a planned value by a paddle op.
     int edges = 0;
+    std::vector<Use> uses;
     for (auto [v, node] : llvm::enumerate(nodes)) {
       if (!node.op)
         continue;
@@ -532,6 +642,8 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
         Node &from = nodes[u];
         double bytes = tensorBytes(operand.get());
         unsigned k = operand.getOperandNumber();
+        uses.push_back(
+            {u, index, static_cast<int>(v), static_cast<int>(k), bytes});
         size_t nu = from.strategies.size(), nv = node.strategies.size();
         std::vector<double> cost(nu * nv);
         bool any = false;
@@ -665,23 +777,22 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
       for (size_t i = 0; i < node.strategies.size(); ++i)
         if (result.values[node.column + i] > 0.5)
           chosen[v] = i;
-    double peak = 0;
-    {
-      std::vector<int> points;
-      for (const Live &l : live)
-        points.push_back(l.first);
-      for (int t : points) {
+    auto peakOf = [&](ArrayRef<int> choice) {
+      double peak = 0;
+      for (const Live &at : live) {
         double bytes = 0;
         for (const Live &l : live)
-          if (t >= l.first && t <= l.last) {
+          if (at.first >= l.first && at.first <= l.last) {
             const Node &node = nodes[l.node];
             size_t numOperands = node.op ? node.op->getNumOperands() : 0;
-            bytes += node.strategies[chosen[l.node]]
+            bytes += node.strategies[choice[l.node]]
                          .resultBytes[l.index - numOperands];
           }
         peak = std::max(peak, bytes);
       }
-    }
+      return peak;
+    };
+    double peak = peakOf(chosen);
     // The predicted time, and its part in collectives (partial results
     // and reshards).
     double predicted = 0, communication = 0;
@@ -706,6 +817,8 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
     }
     predicted = compute + communication;
     Builder b(func.getContext());
+    SmallVector<Attribute> decisions =
+        explain(nodes, chosen, uses, planner, limit, peakOf);
     SmallVector<Attribute> argumentBytes(func.getNumArguments(),
                                          b.getF64FloatAttr(0));
     for (auto [v, node] : llvm::enumerate(nodes))
@@ -724,6 +837,7 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
             b.getNamedAttr("communication_s", b.getF64FloatAttr(communication)),
             b.getNamedAttr("peak_bytes", b.getF64FloatAttr(peak)),
             b.getNamedAttr("argument_bytes", b.getArrayAttr(argumentBytes)),
+            b.getNamedAttr("decisions", b.getArrayAttr(decisions)),
             b.getNamedAttr("memory_limit_bytes", b.getF64FloatAttr(limit)),
             b.getNamedAttr("status",
                            b.getStringAttr(result.status == IlpStatus::Optimal

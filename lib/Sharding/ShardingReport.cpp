@@ -92,6 +92,31 @@ struct ShardingReportPass
     pm.addNestedPass<func::FuncOp>(shard::createPartition());
   }
 
+  /// A plan attribute as JSON.
+  static llvm::json::Object toJson(DictionaryAttr dict) {
+    llvm::json::Object out;
+    for (NamedAttribute entry : dict)
+      out[entry.getName().str()] = toJson(entry.getValue());
+    return out;
+  }
+  static llvm::json::Value toJson(Attribute attr) {
+    if (auto f = dyn_cast<FloatAttr>(attr))
+      return f.getValueAsDouble();
+    if (auto i = dyn_cast<IntegerAttr>(attr))
+      return i.getInt();
+    if (auto t = dyn_cast<StringAttr>(attr))
+      return t.getValue().str();
+    if (auto d = dyn_cast<DictionaryAttr>(attr))
+      return toJson(d);
+    if (auto a = dyn_cast<ArrayAttr>(attr)) {
+      llvm::json::Array list;
+      for (Attribute element : a)
+        list.push_back(toJson(element));
+      return list;
+    }
+    return nullptr;
+  }
+
   void runOnOperation() override {
     ModuleOp original = getOperation();
     llvm::raw_ostream &os = llvm::outs();
@@ -149,14 +174,24 @@ struct ShardingReportPass
             integer("strategies"), integer("edges"), text("device"),
             text("cluster").empty() ? std::string()
                                     : " in cluster " + text("cluster"));
-        for (NamedAttribute entry : plan) {
-          if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
-            planJson[entry.getName().str()] = f.getValueAsDouble();
-          else if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
-            planJson[entry.getName().str()] = i.getInt();
-          else if (auto t = dyn_cast<StringAttr>(entry.getValue()))
-            planJson[entry.getName().str()] = t.getValue().str();
+        if (auto decisions = plan.getAs<ArrayAttr>("decisions")) {
+          for (auto d : decisions.getAsRange<DictionaryAttr>()) {
+            auto str = [&](StringRef key) {
+              auto t = d.getAs<StringAttr>(key);
+              return t ? t.getValue().str() : std::string();
+            };
+            auto num = [&](StringRef key) {
+              auto f = d.getAs<FloatAttr>(key);
+              return f ? f.getValueAsDouble() : 0.0;
+            };
+            os << llvm::formatv("    {0} at {1}: collectives {2:F3} us with "
+                                "{3}\n      rather than {4}: {5}\n",
+                                str("op"), str("location"),
+                                num("collective_s") * 1e6, str("chosen"),
+                                str("alternative"), str("rejected_for"));
+          }
         }
+        planJson = toJson(plan);
       }
       llvm::json::Array values;
       auto value = [&](StringRef what, unsigned i, Type local,

@@ -431,18 +431,20 @@ def why(plan, expert):
     if plan.step_s >= expert.step_s * (1 - 1e-9):
         return "the expert plan (no faster plan found)"
     parts = []
-    for key, what in (("pipeline_s", "pipeline (compute and tensor collectives)"),
-                      ("bubble_s", "pipeline bubble"),
-                      ("data_allreduce_s", "data-parallel gradient all-reduce"),
-                      ("update_s", "optimizer update")):
+    for key, what in (("pipeline_s", "the pipeline (compute, tensor collectives, "
+                                     "sends, bubble)"),
+                      ("bubble_s", "the bubble alone"),
+                      ("data_allreduce_s", "the data-parallel gradient all-reduce"),
+                      ("update_s", "the optimizer update")):
         delta = getattr(expert, key) - getattr(plan, key)
         if abs(delta) > 1e-6 * expert.step_s:
-            parts.append(f"{what} {delta * 1e3:+.1f} ms for the expert")
+            parts.append(f"{abs(delta) * 1e3:.1f} ms {'more' if delta > 0 else 'less'} "
+                         f"in {what}")
     choices = []
     for key in ("tensor", "data", "pipeline", "microbatch"):
         if getattr(plan, key) != getattr(expert, key):
             choices.append(f"{key} {getattr(expert, key)} -> {getattr(plan, key)}")
-    return "; ".join(choices) + ": " + ", ".join(parts)
+    return ", ".join(choices) + "; the expert spends " + ", ".join(parts)
 
 
 def format_result(r):

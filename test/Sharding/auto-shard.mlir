@@ -9,7 +9,7 @@
 // all-reduce is of the 4 MiB output, cheaper than an all-gather of the
 // 64 MiB hidden activation or of either weight.
 // CHECK-LABEL: func.func @mlp
-// CHECK-SAME: paddle.plan = {{{.*}}status = "optimal"
+// CHECK-SAME: paddle.plan = {{{.*}}decisions = [{alternative = "operand 0 {{\[\[0\], \[\]\]}}, operand 1 {{\[\[\], \[\]\]}}, result 0 {{\[\[0\], \[\]\]}}", {{.*}}op = "paddle.matmul", rejected_for = "time: {{.*}} us more"}]{{.*}}status = "optimal"
 // CHECK-NEXT: %[[R:.*]] = shard.sharding @mesh split_axes = []
 // CHECK-NEXT: shard.shard %arg0 to %[[R]]
 // CHECK-NEXT: %[[COL:.*]] = shard.sharding @mesh split_axes = {{\[\[\], \[0\]\]}}
