@@ -85,12 +85,18 @@ struct Node {
   int column = 0;
 };
 
-double tensorBytes(Value v) {
+/// Bytes of a tensor, a dynamic dim counted as `dynamicSize` (0: the
+/// tensor counts as nothing).
+double tensorBytes(Value v, int64_t dynamicSize) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
+  if (!type)
     return 0;
+  double elements = 1;
+  for (int64_t size : type.getShape())
+    elements *=
+        ShapedType::isDynamic(size) ? double(dynamicSize) : double(size);
   unsigned bits = type.getElementTypeBitWidth();
-  return double(type.getNumElements()) * std::max(1u, bits / 8);
+  return elements * std::max(1u, bits / 8);
 }
 
 /// The number of devices `split` divides a value over.
@@ -122,6 +128,12 @@ struct Planner {
   const DeviceSpec &device;
   const ClusterSpec *cluster;
   CostOptions costOptions;
+  /// A dynamic dim's size for pricing, and the number its sizes are
+  /// declared multiples of (a split must divide it; 1: never split).
+  int64_t dynamicSize = 0;
+  int64_t dynamicMultiple = 1;
+
+  double bytes(Value v) const { return tensorBytes(v, dynamicSize); }
 
   /// The link of a collective over mesh `axes`.
   LinkSpec link(ArrayRef<int64_t> axes) const {
@@ -173,7 +185,8 @@ struct Planner {
         if (n == 1)
           continue;
         int64_t size = type.getDimSize(d);
-        if (ShapedType::isDynamic(size) || size % n != 0)
+        if (ShapedType::isDynamic(size) ? dynamicMultiple % n != 0
+                                        : size % n != 0)
           return false;
       }
     }
@@ -225,7 +238,7 @@ struct Planner {
         for (auto [d, l] : llvm::enumerate(dims))
           if (loop != kNone && l == loop)
             split[a] = d;
-      double b = tensorBytes(values[i]) / parts(split, mesh);
+      double b = this->bytes(values[i]) / parts(split, mesh);
       bytes += b;
       if (i >= numOperands)
         s.resultBytes.push_back(b);
@@ -472,6 +485,12 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
       limit = *bytes;
     }
 
+    if (dynamicDimMultiple < 1 || dynamicDimSize < 0) {
+      module.emitError() << "paddle-auto-shard: dynamic-dim-multiple must be "
+                            ">= 1 and dynamic-dim-size >= 0, got "
+                         << dynamicDimMultiple << " and " << dynamicDimSize;
+      return signalPassFailure();
+    }
     FailureOr<shard::GridOp> grid = findOrCreateGrid(module, clusterSpec);
     if (failed(grid))
       return signalPassFailure();
@@ -480,8 +499,11 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
     for (func::FuncOp func : functions) {
       Planner planner{
           shape, *device, clusterSpec ? &*clusterSpec : nullptr, {}};
-      if (dynamicDimSize > 0)
+      if (dynamicDimSize > 0) {
         planner.costOptions.dynamicDimSize = dynamicDimSize;
+        planner.dynamicSize = dynamicDimSize;
+      }
+      planner.dynamicMultiple = dynamicDimMultiple;
       if (failed(plan(func, *grid, planner, limit)))
         return signalPassFailure();
       func->removeAttr(PaddleDialect::AutoShardAttrHelper::getNameStr());
@@ -640,7 +662,7 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
           continue;
         auto [u, index] = it->second;
         Node &from = nodes[u];
-        double bytes = tensorBytes(operand.get());
+        double bytes = planner.bytes(operand.get());
         unsigned k = operand.getOperandNumber();
         uses.push_back(
             {u, index, static_cast<int>(v), static_cast<int>(k), bytes});
@@ -812,7 +834,7 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
         communication += planner.reshardSeconds(
             nodes[u].strategies[chosen[u]].splits[index],
             node.strategies[chosen[v]].splits[operand.getOperandNumber()],
-            tensorBytes(operand.get()));
+            planner.bytes(operand.get()));
       }
     }
     predicted = compute + communication;
@@ -1005,7 +1027,9 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
             dimAxes.push_back(a);
         axes.push_back(shard::GridAxesAttr::get(ctx, dimAxes));
       }
-      while (!axes.empty() && axes.back().empty())
+      // Whole: one empty entry, not none (upstream prints `split_axes = []`
+      // for none, which its parser rejects).
+      while (axes.size() > 1 && axes.back().empty())
         axes.pop_back();
       return shard::Sharding::get(gridRef, axes);
     };

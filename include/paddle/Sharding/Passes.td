@@ -132,6 +132,10 @@ def AutoShardPass : Pass<"paddle-auto-shard", "::mlir::ModuleOp"> {
       by the mesh axis), its memory is the limit. Without one, the
       module's target and its link.
     - `memory-limit=16GB`: the limit per device (overrides the cluster's).
+    - `dynamic-dim-size=N`, `dynamic-dim-multiple=M`: a dynamic dim is
+      priced at N, and split only over mesh axes whose device count
+      divides M (sizes are declared multiples of M), so the plan holds for
+      every size the declaration allows; M = 1 (default): never split.
 
     The user's `shard.shard` annotations in a planned function are
     constraints: the value is split as asked where it is defined
@@ -151,6 +155,10 @@ def AutoShardPass : Pass<"paddle-auto-shard", "::mlir::ModuleOp"> {
            "Seconds the solver may search">,
     Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"0",
            "The size assumed for dynamic dims when pricing ops">,
+    Option<"dynamicDimMultiple", "dynamic-dim-multiple", "int64_t",
+           /*default=*/"1",
+           "Dynamic dims are declared multiples of this: a split over mesh "
+           "axes whose device count divides it holds for every size">,
     Option<"markedOnly", "marked-only", "bool", /*default=*/"false",
            "Plan only functions marked paddle.auto_shard">
   ];
