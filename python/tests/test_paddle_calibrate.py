@@ -57,7 +57,7 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 """)
     report = subprocess.run(
         [BIN / "paddle-opt", module, f"--paddle-set-target=device={spec}", "--paddle-cost-report",
-         "-o", os.devnull], capture_output=True, text=True)
+         "-o", tmp_path / "out.mlir"], capture_output=True, text=True)
     assert report.returncode == 0, report.stderr
     assert "cost report: device here (cpu" in report.stdout
     assert "paddle.matmul" in report.stdout and "1024" in report.stdout
@@ -161,3 +161,42 @@ def test_installed_host_spec_is_the_default(tmp_path):
     both = subprocess.run([BIN / "paddle-calibrate", "--quick", "--install", "-o",
                            tmp_path / "x.json"], capture_output=True, text=True, env=env)
     assert both.returncode == 1 and "give -o or --install, not both" in both.stderr
+
+
+def test_calibrate_writes_this_machine_as_a_cluster(tmp_path):
+    """--cluster-out: one node of this machine's cores, joined by the
+    measured link of the in-process mesh, naming the device spec; the
+    auto-sharding search plans on it."""
+    from paddle_mlir import _core
+    spec, cluster = tmp_path / "host.json", tmp_path / "cluster.json"
+    run = subprocess.run([BIN / "paddle-calibrate", "--quick", "-o", spec,
+                          f"--cluster-out={cluster}"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    c = _core.cluster_spec(str(cluster))
+    assert c["nodes"] == 1 and c["devices_per_node"] == os.cpu_count()
+    assert c["device"] == str(spec)
+    link = json.loads(spec.read_text())["link"]
+    # The measured link: a 4 KiB all-reduce between two threads takes
+    # microseconds, a 16 MiB gather moves at least 100 MB/s.
+    assert 0 < link["latency_s"] < 1e-3 and link["bandwidth_bytes_per_s"] > 1e8
+    assert c["intra_node"] == link
+    module = tmp_path / "m.mlir"
+    module.write_text("""
+func.func @f(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = paddle.exp %a : tensor<64x64xf32> -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+""")
+    planned = subprocess.run([BIN / "paddle-opt", module,
+                              f"--paddle-auto-shard=cluster={cluster}"],
+                             capture_output=True, text=True)
+    assert planned.returncode == 0, planned.stderr
+    assert f"shard.grid @mesh(shape = {os.cpu_count()})" in planned.stdout
+    assert 'cluster = "local-cpu-x' in planned.stdout
+    # The cluster names the spec file: without one there is nothing to name.
+    bad = subprocess.run([BIN / "paddle-calibrate", "--quick",
+                          f"--cluster-out={tmp_path / 'c2.json'}"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "give -o FILE or --install too" in bad.stderr
+    assert not (tmp_path / "c2.json").exists()

@@ -33,6 +33,7 @@
 #include "paddle/Execution/Jit.h"
 #include "paddle/Execution/OutputFile.h"
 #include "paddle/InitAll.h"
+#include "paddle_runtime/collectives.h"
 #include "paddle_runtime/runtime.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -42,6 +43,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -78,6 +80,13 @@ static cl::opt<bool> install(
              "this machine's spec: $XDG_CACHE_HOME/paddle-mlir/host.json "
              "(default ~/.cache/...). Modules that name no device then "
              "compile for it on this CPU model"));
+
+static cl::opt<std::string> clusterOut(
+    "cluster-out",
+    cl::desc("Also write a cluster spec of this machine: one node whose "
+             "devices are its cores, joined by the measured link, naming "
+             "the device spec file (-o FILE or --install)"),
+    cl::value_desc("file"));
 
 namespace {
 
@@ -781,6 +790,82 @@ Expected<LibraryFit> measureLibraryChoice(double peakOneCore,
 
 } // namespace
 
+/// The link of the in-process mesh (two ranks on two threads), as the
+/// alpha-beta model reads it: alpha from a 4 KiB all-reduce (2 steps of
+/// alpha for 2 ranks), beta from a 16 MiB all-gather ((n - 1) / n of the
+/// bytes over beta, after one alpha). Medians of the repetitions.
+Expected<LinkSpec> measureLink(bool quick) {
+  paddle_local_group_t group = nullptr;
+  if (paddle_status_t st = paddle_local_group_create(2, 60, &group)) {
+    std::string message = paddle_status_message(st);
+    paddle_status_free(st);
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create an in-process group: " + message);
+  }
+  std::unique_ptr<paddle_local_group_s, void (*)(paddle_local_group_t)> owned(
+      group, paddle_local_group_release);
+  const size_t small = 4096 / 4, big = (16u << 20) / 4;
+  int smallReps = quick ? 50 : 400, bigReps = quick ? 5 : 20;
+  std::vector<double> smallTimes, bigTimes;
+  std::atomic<int> failed{0};
+  auto rank = [&](int r) {
+    // A failed status fails the measurement (and is freed).
+    auto ok = [&](paddle_status_t st) {
+      if (!st)
+        return true;
+      paddle_status_free(st);
+      failed = 1;
+      return false;
+    };
+    paddle_comm_t comm = nullptr;
+    if (!ok(paddle_local_group_comm(group, r, &comm)))
+      return;
+    std::vector<float> send(big, 1.0f), recv(2 * big);
+    auto time = [&](int reps, std::vector<double> &out,
+                    const std::function<paddle_status_t()> &call) {
+      for (int i = 0; i < reps + 2; ++i) {
+        if (failed || !ok(paddle_comm_barrier(comm)))
+          return;
+        auto start = Clock::now();
+        if (!ok(call()))
+          return;
+        if (r == 0 && i >= 2)
+          out.push_back(seconds(start, Clock::now()));
+      }
+    };
+    time(smallReps, smallTimes, [&] {
+      return paddle_comm_all_reduce(comm, send.data(), recv.data(), small,
+                                    PADDLE_F32, PADDLE_REDUCE_SUM);
+    });
+    time(bigReps, bigTimes, [&] {
+      return paddle_comm_all_gather(comm, send.data(), recv.data(), big,
+                                    PADDLE_F32);
+    });
+  };
+  std::thread other(rank, 1);
+  rank(0);
+  other.join();
+  if (failed || smallTimes.empty() || bigTimes.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "a collective of the in-process group failed");
+  auto median = [](std::vector<double> &v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  LinkSpec link;
+  link.latencyS = median(smallTimes) / 2;
+  double gathered = 2.0 * big * sizeof(float);
+  link.bandwidthBytesPerS =
+      gathered / 2 / std::max(median(bigTimes) - link.latencyS, 1e-9);
+  return link;
+}
+
+/// Physical memory of this machine in bytes (0 when unknown).
+double physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? double(pages) * double(size) : 0;
+}
+
 int main(int argc, char **argv) {
   InitTool init(argc, argv);
   cl::ParseCommandLineOptions(
@@ -807,6 +892,11 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (!clusterOut.empty() && path == "-") {
+    errs() << "paddle-calibrate: --cluster-out names the device spec file: "
+              "give -o FILE or --install too\n";
+    return 1;
+  }
   // Open the output first: a bad path fails before seconds of measuring.
   // It is published only once the spec is complete.
   Expected<mlir::paddle::OutputFile> out =
@@ -814,6 +904,17 @@ int main(int argc, char **argv) {
   if (!out) {
     errs() << "paddle-calibrate: " << toString(out.takeError()) << "\n";
     return 1;
+  }
+
+  std::optional<mlir::paddle::OutputFile> clusterFile;
+  if (!clusterOut.empty()) {
+    Expected<mlir::paddle::OutputFile> file =
+        mlir::paddle::OutputFile::create(clusterOut);
+    if (!file) {
+      errs() << "paddle-calibrate: " << toString(file.takeError()) << "\n";
+      return 1;
+    }
+    clusterFile.emplace(std::move(*file));
   }
 
   std::optional<Isa> isa = detectIsa();
@@ -897,11 +998,14 @@ int main(int argc, char **argv) {
   }
   spec.onednn = fit->onednn;
   spec.codegen = fit->codegen;
-  // Collectives between processes on one host go through shared memory: a
-  // copy reads and writes, so half the triad bandwidth; a message costs
-  // about one wake-up of another core.
-  spec.link.bandwidthBytesPerS = spec.memoryBandwidthBytesPerS / 2;
-  spec.link.latencyS = spec.callOverheadS;
+  // The link of collectives between the devices of an in-process mesh.
+  Expected<LinkSpec> link = measureLink(quick);
+  if (!link) {
+    errs() << "paddle-calibrate: measuring the link: "
+           << toString(link.takeError()) << "\n";
+    return 1;
+  }
+  spec.link = *link;
 
   std::string notes;
   raw_string_ostream os(notes);
@@ -912,7 +1016,8 @@ int main(int argc, char **argv) {
      << format("%.0f", double(elements) * 4 / (1 << 20))
      << " MiB arrays. Caches: sysfs sizes, read bandwidth over half of each "
         "level. Call overhead: fork/join of the runtime thread pool. Link: "
-        "derived (half the triad bandwidth, latency = call overhead)."
+        "the in-process mesh of 2 ranks, alpha from a 4 KiB all-reduce, "
+        "beta from a 16 MiB all-gather (medians)."
      << narrowNotes;
   if (!narrowMissing.empty())
     os << " Not measured (f32's peak is used):" << narrowMissing << ".";
@@ -927,10 +1032,50 @@ int main(int argc, char **argv) {
            << "\n";
     return 1;
   }
+  // The cluster file, complete and checked before anything is written.
+  std::string clusterText;
+  if (!clusterOut.empty()) {
+    SmallString<256> specPath(path);
+    if (std::error_code ec = sys::fs::make_absolute(specPath)) {
+      errs() << "paddle-calibrate: " << path << ": " << ec.message() << "\n";
+      return 1;
+    }
+    auto linkJson = [](const LinkSpec &l) {
+      return json::Object{{"bandwidth_bytes_per_s", l.bandwidthBytesPerS},
+                          {"latency_s", l.latencyS}};
+    };
+    json::Object cluster{
+        {"name", spec.name + "-x" + std::to_string(cores)},
+        {"device", std::string(specPath)},
+        {"nodes", 1},
+        {"devices_per_node", cores},
+        {"memory_bytes_per_device", physicalMemory() / cores},
+        {"intra_node", linkJson(spec.link)},
+        {"notes", "This machine as a cluster: one node whose devices are "
+                  "its cores (one thread each), joined by the link of the "
+                  "in-process mesh, with an equal share of the physical "
+                  "memory. Measured by paddle-calibrate."},
+        {"source", "paddle-calibrate"}};
+    clusterText =
+        formatv("{0:2}", json::Value(std::move(cluster))).str() + "\n";
+    if (auto back = parseClusterSpec(clusterText, "paddle-calibrate output");
+        !back) {
+      errs() << "paddle-calibrate: internal error: "
+             << toString(back.takeError()) << "\n";
+      return 1;
+    }
+  }
   out->os() << text;
   if (Error err = out->commit()) {
     errs() << "paddle-calibrate: " << toString(std::move(err)) << "\n";
     return 1;
+  }
+  if (clusterFile) {
+    clusterFile->os() << clusterText;
+    if (Error err = clusterFile->commit()) {
+      errs() << "paddle-calibrate: " << toString(std::move(err)) << "\n";
+      return 1;
+    }
   }
   errs() << format(
       "paddle-calibrate: f32 %.4g FLOP/s (%s, %d cores), "
