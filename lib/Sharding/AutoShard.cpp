@@ -357,8 +357,9 @@ std::string describe(const Node &node, int j) {
 /// limit.
 SmallVector<Attribute>
 explain(ArrayRef<Node> nodes, ArrayRef<int> chosen, ArrayRef<Use> uses,
-        const Planner &planner, double limit,
-        llvm::function_ref<double(ArrayRef<int>)> peakOf) {
+        ArrayRef<Use> gathered, const Planner &planner, double limit,
+        bool optimal, llvm::function_ref<double(ArrayRef<int>)> peakOf) {
+  Split whole(planner.mesh.size(), kNone);
   auto local = [&](int v, int j, double *collectives) {
     const Strategy &s = nodes[v].strategies[j];
     double comm = s.communicationS, total = s.seconds;
@@ -378,6 +379,13 @@ explain(ArrayRef<Node> nodes, ArrayRef<int> chosen, ArrayRef<Use> uses,
       comm += t;
       total += t;
     }
+    for (const Use &result : gathered)
+      if (result.producer == v) {
+        double t =
+            planner.reshardSeconds(s.splits[result.index], whole, result.bytes);
+        comm += t;
+        total += t;
+      }
     if (collectives)
       *collectives = comm;
     return total;
@@ -410,11 +418,16 @@ explain(ArrayRef<Node> nodes, ArrayRef<int> chosen, ArrayRef<Use> uses,
     if (limit > 0 && otherPeak > limit)
       reason = "memory: a peak of " + bytesText(otherPeak) +
                " per device, over the limit of " + bytesText(limit);
-    else if (bestSeconds >= mine)
-      reason = llvm::formatv("time: {0:F3} us more", (bestSeconds - mine) * 1e6)
-                   .str();
-    else
+    else if (bestSeconds >= mine - 1e-12)
+      reason = bestSeconds > mine + 1e-12
+                   ? llvm::formatv("time: {0:F3} us more",
+                                   (bestSeconds - mine) * 1e6)
+                         .str()
+                   : "the same time, and no less memory";
+    else if (!optimal)
       reason = "the search stopped before it proved the plan optimal";
+    else
+      reason = "it fits no memory row of the plan";
     decisions.push_back(b.getDictionaryAttr({
         b.getNamedAttr("op",
                        b.getStringAttr(node.op->getName().getStringRef())),
@@ -705,6 +718,24 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
       }
     }
 
+    // The runtime returns every result whole: a split result is gathered
+    // after the call, priced on its producer's strategies.
+    if (gatherResults) {
+      Split whole(planner.mesh.size(), kNone);
+      func.walk([&](func::ReturnOp ret) {
+        for (Value v : ret.getOperands()) {
+          auto it = producer.find(v);
+          if (it == producer.end())
+            continue;
+          auto [u, index] = it->second;
+          for (auto [i, s] : llvm::enumerate(nodes[u].strategies))
+            ilp.columns[nodes[u].column + i].cost +=
+                kScale * planner.reshardSeconds(s.splits[index], whole,
+                                                planner.bytes(v));
+        }
+      });
+    }
+
     // Memory: the values alive at each op. Arguments live throughout.
     DenseMap<Operation *, int> position;
     for (auto [i, op] : llvm::enumerate(order))
@@ -837,10 +868,31 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
             planner.bytes(operand.get()));
       }
     }
+    if (gatherResults) {
+      Split whole(planner.mesh.size(), kNone);
+      func.walk([&](func::ReturnOp ret) {
+        for (Value v : ret.getOperands())
+          if (auto it = producer.find(v); it != producer.end())
+            communication +=
+                planner.reshardSeconds(nodes[it->second.first]
+                                           .strategies[chosen[it->second.first]]
+                                           .splits[it->second.second],
+                                       whole, planner.bytes(v));
+      });
+    }
     predicted = compute + communication;
     Builder b(func.getContext());
+    std::vector<Use> gathered;
+    if (gatherResults)
+      func.walk([&](func::ReturnOp ret) {
+        for (Value v : ret.getOperands())
+          if (auto it = producer.find(v); it != producer.end())
+            gathered.push_back({it->second.first, it->second.second, -1, -1,
+                                planner.bytes(v)});
+      });
     SmallVector<Attribute> decisions =
-        explain(nodes, chosen, uses, planner, limit, peakOf);
+        explain(nodes, chosen, uses, gathered, planner, limit,
+                result.status == IlpStatus::Optimal, peakOf);
     SmallVector<Attribute> argumentBytes(func.getNumArguments(),
                                          b.getF64FloatAttr(0));
     for (auto [v, node] : llvm::enumerate(nodes))

@@ -220,7 +220,7 @@ def price_layer(model, kind, t, mb, cluster, megatron=False, time_limit=30):
     module = trace_functions([("step", step, inputs)])
     module.run_passes(
         "builtin.module(paddle-auto-shard{"
-        f"mesh={t} cluster={cluster} time-limit={time_limit}}})")
+        f"mesh={t} cluster={cluster} time-limit={time_limit} gather-results=false}})")
     plan = module.function_attr("step", "paddle.plan")
     n = model.weight_arguments(kind)
     return LayerCost(plan["predicted_s"], plan["communication_s"],

@@ -1,5 +1,5 @@
-// RUN: paddle-opt %s --split-input-file --paddle-set-target="device=h200" --paddle-auto-shard="mesh=1x4" | FileCheck %s
-// RUN: paddle-opt %s --split-input-file --paddle-set-target="device=h200" --paddle-auto-shard="mesh=1x4" --paddle-spmd-pipeline | FileCheck %s --check-prefix=SPMD
+// RUN: paddle-opt %s --split-input-file --paddle-set-target="device=h200" --paddle-auto-shard="mesh=1x4 gather-results=false" | FileCheck %s
+// RUN: paddle-opt %s --split-input-file --paddle-set-target="device=h200" --paddle-auto-shard="mesh=1x4 gather-results=false" --paddle-spmd-pipeline | FileCheck %s --check-prefix=SPMD
 
 // Edge cases of the search: a mesh axis of size 1 (never split over), a
 // function of one op, a function with no tensors.

@@ -132,6 +132,9 @@ def AutoShardPass : Pass<"paddle-auto-shard", "::mlir::ModuleOp"> {
       by the mesh axis), its memory is the limit. Without one, the
       module's target and its link.
     - `memory-limit=16GB`: the limit per device (overrides the cluster's).
+    - `gather-results=false`: results stay split where they are computed
+      (the runtime otherwise gathers each whole after the call, an
+      all-gather the plan pays for).
     - `dynamic-dim-size=N`, `dynamic-dim-multiple=M`: a dynamic dim is
       priced at N, and split only over mesh axes whose device count
       divides M (sizes are declared multiples of M), so the plan holds for
@@ -159,6 +162,9 @@ def AutoShardPass : Pass<"paddle-auto-shard", "::mlir::ModuleOp"> {
            /*default=*/"1",
            "Dynamic dims are declared multiples of this: a split over mesh "
            "axes whose device count divides it holds for every size">,
+    Option<"gatherResults", "gather-results", "bool", /*default=*/"true",
+           "Price the gather of split results after the call (the runtime "
+           "returns them whole); false where a result stays on its devices">,
     Option<"markedOnly", "marked-only", "bool", /*default=*/"false",
            "Plan only functions marked paddle.auto_shard">
   ];
