@@ -365,8 +365,11 @@ double DeviceSpec::peakFlops(SpecDType type) const {
   return type == SpecDType::F64 ? f32 / 2 : f32;
 }
 
-llvm::Expected<DeviceSpec>
-mlir::paddle::parseDeviceSpec(llvm::StringRef text, llvm::StringRef origin) {
+/// `text` parsed as JSON and read by `read` (read or readCluster).
+template <typename Spec>
+static llvm::Expected<Spec>
+parseSpec(llvm::StringRef text, llvm::StringRef origin,
+          std::optional<Spec> (*read)(Reader &, const json &)) {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
@@ -375,10 +378,15 @@ mlir::paddle::parseDeviceSpec(llvm::StringRef text, llvm::StringRef origin) {
                                    origin + ": invalid JSON: " + e.what());
   }
   Reader reader(origin.str());
-  std::optional<DeviceSpec> spec = read(reader, root);
+  std::optional<Spec> spec = read(reader, root);
   if (!spec)
     return reader.takeError();
   return *spec;
+}
+
+llvm::Expected<DeviceSpec>
+mlir::paddle::parseDeviceSpec(llvm::StringRef text, llvm::StringRef origin) {
+  return parseSpec<DeviceSpec>(text, origin, read);
 }
 
 /// The text of the spec file at `path` (`what`: "device spec", ...).
@@ -528,16 +536,5 @@ const LinkSpec &ClusterSpec::linkFor(llvm::ArrayRef<int64_t> mesh,
 
 llvm::Expected<ClusterSpec>
 mlir::paddle::parseClusterSpec(llvm::StringRef text, llvm::StringRef origin) {
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::exception &e) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   origin + ": invalid JSON: " + e.what());
-  }
-  Reader reader(origin.str());
-  std::optional<ClusterSpec> spec = readCluster(reader, root);
-  if (!spec)
-    return reader.takeError();
-  return *spec;
+  return parseSpec<ClusterSpec>(text, origin, readCluster);
 }

@@ -720,21 +720,20 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
 
     // The runtime returns every result whole: a split result is gathered
     // after the call, priced on its producer's strategies.
-    if (gatherResults) {
-      Split whole(planner.mesh.size(), kNone);
+    std::vector<Use> gathered;
+    if (gatherResults)
       func.walk([&](func::ReturnOp ret) {
-        for (Value v : ret.getOperands()) {
-          auto it = producer.find(v);
-          if (it == producer.end())
-            continue;
-          auto [u, index] = it->second;
-          for (auto [i, s] : llvm::enumerate(nodes[u].strategies))
-            ilp.columns[nodes[u].column + i].cost +=
-                kScale * planner.reshardSeconds(s.splits[index], whole,
-                                                planner.bytes(v));
-        }
+        for (Value v : ret.getOperands())
+          if (auto it = producer.find(v); it != producer.end())
+            gathered.push_back({it->second.first, it->second.second, -1, -1,
+                                planner.bytes(v)});
       });
-    }
+    Split whole(planner.mesh.size(), kNone);
+    for (const Use &result : gathered)
+      for (auto [i, s] : llvm::enumerate(nodes[result.producer].strategies))
+        ilp.columns[nodes[result.producer].column + i].cost +=
+            kScale *
+            planner.reshardSeconds(s.splits[result.index], whole, result.bytes);
 
     // Memory: the values alive at each op. Arguments live throughout.
     DenseMap<Operation *, int> position;
@@ -854,42 +853,23 @@ struct AutoShardPass : paddle::impl::AutoShardPassBase<AutoShardPass> {
       communication += node.strategies[chosen[v]].communicationS;
     }
     double compute = predicted - communication;
-    for (auto [v, node] : llvm::enumerate(nodes)) {
-      if (!node.op)
-        continue;
-      for (OpOperand &operand : node.op->getOpOperands()) {
-        auto it = producer.find(operand.get());
-        if (it == producer.end())
-          continue;
-        auto [u, index] = it->second;
-        communication += planner.reshardSeconds(
-            nodes[u].strategies[chosen[u]].splits[index],
-            node.strategies[chosen[v]].splits[operand.getOperandNumber()],
-            planner.bytes(operand.get()));
-      }
-    }
-    if (gatherResults) {
-      Split whole(planner.mesh.size(), kNone);
-      func.walk([&](func::ReturnOp ret) {
-        for (Value v : ret.getOperands())
-          if (auto it = producer.find(v); it != producer.end())
-            communication +=
-                planner.reshardSeconds(nodes[it->second.first]
-                                           .strategies[chosen[it->second.first]]
-                                           .splits[it->second.second],
-                                       whole, planner.bytes(v));
-      });
-    }
+    for (const Use &use : uses)
+      communication +=
+          planner.reshardSeconds(nodes[use.producer]
+                                     .strategies[chosen[use.producer]]
+                                     .splits[use.index],
+                                 nodes[use.consumer]
+                                     .strategies[chosen[use.consumer]]
+                                     .splits[use.operand],
+                                 use.bytes);
+    for (const Use &result : gathered)
+      communication +=
+          planner.reshardSeconds(nodes[result.producer]
+                                     .strategies[chosen[result.producer]]
+                                     .splits[result.index],
+                                 whole, result.bytes);
     predicted = compute + communication;
     Builder b(func.getContext());
-    std::vector<Use> gathered;
-    if (gatherResults)
-      func.walk([&](func::ReturnOp ret) {
-        for (Value v : ret.getOperands())
-          if (auto it = producer.find(v); it != producer.end())
-            gathered.push_back({it->second.first, it->second.second, -1, -1,
-                                planner.bytes(v)});
-      });
     SmallVector<Attribute> decisions =
         explain(nodes, chosen, uses, gathered, planner, limit,
                 result.status == IlpStatus::Optimal, peakOf);
