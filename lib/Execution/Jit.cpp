@@ -68,6 +68,20 @@ private:
 };
 
 namespace {
+
+/// A SectionMemoryManager that deregisters the unwind tables (.eh_frame) it
+/// registered before it frees their memory. RTDyldObjectLinkingLayer
+/// deregisters them when it removes an object, but drops the memory manager
+/// without that where an object's emission fails after registration. A
+/// table left registered over freed memory is read by libgcc's unwinder at
+/// the next C++ exception anywhere in the process: a crash in
+/// _Unwind_Find_FDE long after the compile, as a full pytest run showed.
+/// Deregistering twice is harmless (the list is emptied).
+class FrameSafeMemoryManager : public llvm::SectionMemoryManager {
+public:
+  ~FrameSafeMemoryManager() override { deregisterEHFrames(); }
+};
+
 /// A constant global whose bytes move to the ConstantStorage.
 struct ExternalConstant {
   LLVM::GlobalOp global;
@@ -553,7 +567,7 @@ JitModule::create(ModuleOp module, const CompileOptions &compile,
               -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
             return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
                 session, [](const llvm::MemoryBuffer &) {
-                  return std::make_unique<llvm::SectionMemoryManager>();
+                  return std::make_unique<FrameSafeMemoryManager>();
                 });
           });
   if (partitioning.parts > 1)
