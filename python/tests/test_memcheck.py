@@ -22,10 +22,10 @@ INPUTS = ["paddle-use-onednn-transpose.mlir", "paddle-use-onednn-padding.mlir",
 
 @pytest.mark.skipif(VALGRIND is None, reason="valgrind is not installed")
 @pytest.mark.parametrize("name", INPUTS)
-def test_use_onednn_memcheck(name):
+def test_use_onednn_memcheck(tmp_path, name):
     path = REPO / "test" / "Transforms" / name
     proc = subprocess.run(
         [VALGRIND, "--error-exitcode=9", "--leak-check=no", str(PADDLE_OPT), str(path),
-         "--paddle-set-target=library=onednn", "--paddle-use-onednn", "--split-input-file", "-o", "/dev/null"],
+         "--paddle-set-target=library=onednn", "--paddle-use-onednn", "--split-input-file", "-o", str(tmp_path / "out.mlir")],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]

@@ -30,7 +30,7 @@ def memory_plan(tmp_path, module_path):
     out = Path(tmp_path) / "plan.json"
     proc = subprocess.run(
         [str(PADDLE_OPT), str(module_path), f"--paddle-memory-report=json={out}",
-         "-o", "/dev/null"], capture_output=True, text=True, timeout=120)
+         "-o", str(Path(tmp_path) / "out.mlir")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return {f["name"]: f for f in json.loads(out.read_text())["functions"]}
 

@@ -196,7 +196,7 @@ def test_conv2d(tmp_path, rng, library, case):
         # The padding is oneDNN's: the copy through a padded buffer is gone.
         text = f"func.func @main(%arg0: {tx}, %arg1: {tw}) -> {tr} {{\n{body}\n}}\n"
         proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cpu-pipeline=library=onednn",
-                               "--mlir-print-ir-after=paddle-use-onednn", "-o", "/dev/null"],
+                               "--mlir-print-ir-after=paddle-use-onednn", "-o", str(tmp_path / "out.mlir")],
                               input=text, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert "paddle_onednn_conv2d" in proc.stderr
@@ -225,15 +225,15 @@ def test_max_pool2d(tmp_path, rng, library, case):
     if library == "onednn" and any(pads) and not dyn:
         # The -inf padding is oneDNN's: the copy through a padded buffer is gone.
         proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cpu-pipeline=library=onednn",
-                               "--mlir-print-ir-after=paddle-use-onednn", "-o", "/dev/null"],
+                               "--mlir-print-ir-after=paddle-use-onednn", "-o", str(tmp_path / "out.mlir")],
                               input=text, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert "paddle.max_pool_pad" not in proc.stderr and "linalg.generic" not in proc.stderr
 
 
-def report_choice(text):
+def report_choice(text, out):
     """The path paddle-cost-report predicts faster on the default device."""
-    proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cost-report", "-o", "/dev/null"],
+    proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cost-report", "-o", str(out)],
                           input=text, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     picks = re.findall(r"library choice: .* -> (onednn|codegen)", proc.stdout)
@@ -241,7 +241,7 @@ def report_choice(text):
     return picks[0]
 
 
-def test_auto_follows_cost_model():
+def test_auto_follows_cost_model(tmp_path):
     """auto: each op goes where the cost model of the default device spec
     predicts it faster (docs/onednn.md, "Choosing"); the pipeline's choice
     equals the one paddle-cost-report prints. A tiny matmul stays ours, a
@@ -261,7 +261,7 @@ def test_auto_follows_cost_model():
              (matmul(64, 64, 64), None), (matmul(256, 256, 256), None),
              (matmul(64, 64, 3), None), (conv(3, 8, 4), None)]
     for text, expected in cases:
-        pick = report_choice(text)
+        pick = report_choice(text, tmp_path / "out.mlir")
         if expected:
             assert pick == expected, text
         calls = "_mlir_ciface_paddle_onednn_" in lowered(text, "auto")

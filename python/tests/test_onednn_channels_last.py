@@ -21,12 +21,12 @@ from test_onednn_grouped import block_module, conv_ref
 from test_weights import constant
 
 
-def channels_last_buffers(text):
+def channels_last_buffers(text, out):
     """The buffers stored channels-last after paddle-use-onednn (the
     sources of its NHWC reinterpret_casts), and the IR at that point."""
     proc = subprocess.run([str(PADDLE_OPT), "-", "--paddle-cpu-pipeline=library=onednn",
                            "--mlir-print-ir-after=paddle-use-onednn",
-                           "--mlir-elide-elementsattrs-if-larger=64", "-o", "/dev/null"],
+                           "--mlir-elide-elementsattrs-if-larger=64", "-o", str(out)],
                           input=text, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     ir = proc.stderr
@@ -105,7 +105,7 @@ def test_resnet_blocks(tmp_path, rng, c, hw):
     channels every conv may run as Winograd (program flag 2; oneDNN's
     kernel on AVX-512), whose results must match the reference as well."""
     text, ref = resnet_blocks_module(rng, c, hw, blocks=3)
-    found, ir = channels_last_buffers(text)
+    found, ir = channels_last_buffers(text, tmp_path / "out.mlir")
     flags = program_flags(ir)
     assert len(flags) == 6, ir
     assert all(f == (3 if c >= 64 else 1) for f in flags), flags
@@ -136,7 +136,7 @@ def test_inverted_residual(tmp_path, rng, c_in, expand, c_out, hw, stride):
     channels-last; the input and the result are the caller's and stay
     plain."""
     text, ref, _ = block_module(rng, c_in, expand, c_out, hw, stride, zero_bias=False)
-    found, ir = channels_last_buffers(text)
+    found, ir = channels_last_buffers(text, tmp_path / "out.mlir")
     assert depthwise_post_ops(ir) == [(1, float(stride))], ir
     assert "call @paddle_onednn_conv2d_grouped" not in ir
     assert len(found) == 1, (found, ir)
@@ -157,7 +157,7 @@ def test_avg_pooled_output_stays_plain(tmp_path, rng):
             f"  %b = paddle.conv2d %a, %w2 {{padding = array<i64: 1, 1, 1, 1>}} : {T}, {W} -> {T}\n"
             f"  %p = paddle.avg_pool2d %b {{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}}"
             f" : {T} -> {P}\n  return %p : {P}\n}}\n")
-    found, ir = channels_last_buffers(text)
+    found, ir = channels_last_buffers(text, tmp_path / "out.mlir")
     assert len(found) == 1, (found, ir)
     assert "linalg.pooling_nchw_sum" in ir
     x = uniform(rng, (1, c, hw, hw))
@@ -212,7 +212,7 @@ def test_global_pool_reads_channels_last(tmp_path, rng, c, hw):
     contiguous dim, innermost), and no reorder is left. Before, the pool
     kept both buffers plain and each call reordered them."""
     text, ref = tail_module(rng, c, hw, residual_from_input=False)
-    found, ir = channels_last_buffers(text)
+    found, ir = channels_last_buffers(text, tmp_path / "out.mlir")
     assert len(found) == 2, (found, ir)
     assert "paddle_onednn_reorder" not in ir
     generics = re.findall(r"iterator_types = \[([^\]]*)\]\} ins\(([^)]*)\)", ir)
@@ -233,7 +233,7 @@ def test_pool_reading_a_callers_buffer_keeps_plain_layouts(tmp_path, rng):
     identity change layout together or not at all."""
     c, hw = 16, 7
     text, ref = tail_module(rng, c, hw, residual_from_input=True)
-    found, ir = channels_last_buffers(text)
+    found, ir = channels_last_buffers(text, tmp_path / "out.mlir")
     pools = re.findall(r'iterator_types = \["parallel", "parallel", "reduction", "reduction"\]', ir)
     assert len(pools) == 1, ir
     assert len(found) == 1, (found, ir)  # a: between the two convs only
@@ -265,7 +265,7 @@ def test_max_pool_between_convs(tmp_path, rng, threads):
             f" padding = array<i64: 1, 1, 1, 1>}} : {T} -> {P}\n"
             f"  %y = paddle.conv2d %p, %w2 : {P}, {tensor_type(w2.shape, np.float32)} -> {P}\n"
             f"  return %y : {P}\n}}\n")
-    found, ir = channels_last_buffers(text)
+    found, ir = channels_last_buffers(text, tmp_path / "out.mlir")
     assert len(found) == 2, (found, ir)
     assert "call @paddle_onednn_max_pool2d" in ir
     assert "linalg.pooling_nchw_max" not in ir and "paddle.max_pool_pad" not in ir
@@ -307,7 +307,7 @@ def test_downsampling_block(tmp_path, rng):
             f"  %y = paddle.maximum %s, %zero : {Y}, tensor<f32> -> {Y}\n"
             f"  %c3 = paddle.conv2d %y, %w3 {{padding = array<i64: 1, 1, 1, 1>}} : {Y}, {T['w3']} -> {Y}\n"
             f"  return %c3 : {Y}\n}}\n")
-    found, ir = channels_last_buffers(text)
+    found, ir = channels_last_buffers(text, tmp_path / "out.mlir")
     main = ir[ir.index("func.func @main"):]
     assert "linalg.generic" not in main, main
     # h, the shortcut's output (the block's output after the fused add) and

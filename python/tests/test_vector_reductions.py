@@ -183,7 +183,7 @@ def lowered_ir(tmp_path, text):
     path.write_text(text)
     proc = subprocess.run(
         [str(PADDLE_OPT), str(path), "--paddle-cpu-pipeline",
-         "--mlir-print-ir-after=paddle-tile-and-vectorize", "-o", "/dev/null"],
+         "--mlir-print-ir-after=paddle-tile-and-vectorize", "-o", str(tmp_path / "out.mlir")],
         capture_output=True, text=True, check=True)
     return proc.stderr
 
