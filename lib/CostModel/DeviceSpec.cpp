@@ -124,6 +124,24 @@ void checkKnownKeys(Reader &reader, const json &object, const std::string &path,
     }
 }
 
+std::optional<LinkSpec> readLink(Reader &r, const json &parent,
+                                 const std::string &parentPath,
+                                 const std::string &key, bool required) {
+  const json *link = r.member(parent, parentPath, key, required);
+  std::string path = parentPath + "." + key;
+  if (!link || !r.isObject(*link, path))
+    return std::nullopt;
+  checkKnownKeys(r, *link, path, {"bandwidth_bytes_per_s", "latency_s"});
+  LinkSpec spec;
+  if (const json *v = r.member(*link, path, "bandwidth_bytes_per_s", true))
+    if (auto x = r.number(*v, path + ".bandwidth_bytes_per_s", true))
+      spec.bandwidthBytesPerS = *x;
+  if (const json *v = r.member(*link, path, "latency_s", true))
+    if (auto x = r.number(*v, path + ".latency_s"))
+      spec.latencyS = *x;
+  return spec;
+}
+
 std::optional<DeviceSpec> read(Reader &r, const json &root) {
   DeviceSpec spec;
   if (!r.isObject(root, "$"))
@@ -208,17 +226,8 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
     if (auto x = r.number(*v, "$.call_overhead_s"))
       spec.callOverheadS = *x;
 
-  if (const json *link = r.member(root, "$", "link", false);
-      link && r.isObject(*link, "$.link")) {
-    checkKnownKeys(r, *link, "$.link", {"bandwidth_bytes_per_s", "latency_s"});
-    if (const json *v =
-            r.member(*link, "$.link", "bandwidth_bytes_per_s", true))
-      if (auto x = r.number(*v, "$.link.bandwidth_bytes_per_s", true))
-        spec.link.bandwidthBytesPerS = *x;
-    if (const json *v = r.member(*link, "$.link", "latency_s", true))
-      if (auto x = r.number(*v, "$.link.latency_s"))
-        spec.link.latencyS = *x;
-  }
+  if (auto link = readLink(r, root, "$", "link", /*required=*/false))
+    spec.link = *link;
 
   // The library-vs-codegen choice (docs/cost-model.md, "Library path").
   if (const json *onednn = r.member(root, "$", "onednn", false);
@@ -273,24 +282,6 @@ std::optional<DeviceSpec> read(Reader &r, const json &root) {
 
   if (r.failed())
     return std::nullopt;
-  return spec;
-}
-
-std::optional<LinkSpec> readLink(Reader &r, const json &parent,
-                                 const std::string &parentPath,
-                                 const std::string &key, bool required) {
-  const json *link = r.member(parent, parentPath, key, required);
-  std::string path = parentPath + "." + key;
-  if (!link || !r.isObject(*link, path))
-    return std::nullopt;
-  checkKnownKeys(r, *link, path, {"bandwidth_bytes_per_s", "latency_s"});
-  LinkSpec spec;
-  if (const json *v = r.member(*link, path, "bandwidth_bytes_per_s", true))
-    if (auto x = r.number(*v, path + ".bandwidth_bytes_per_s", true))
-      spec.bandwidthBytesPerS = *x;
-  if (const json *v = r.member(*link, path, "latency_s", true))
-    if (auto x = r.number(*v, path + ".latency_s"))
-      spec.latencyS = *x;
   return spec;
 }
 

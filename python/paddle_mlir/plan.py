@@ -231,12 +231,16 @@ def price_layer(model, kind, t, mb, cluster, megatron=False, time_limit=30):
 # -- the pipeline --------------------------------------------------------------
 
 
-def _ring(kind_steps, n, nbytes, link):
-    """Alpha-beta ring collective time (CostModel.h), n devices."""
-    if n <= 1:
-        return 0.0
+def _allreduce(n, nbytes, link):
+    """The cost model's ring all-reduce over n devices of `link`."""
+    from . import _core
+    return _core.estimate_collective("all_reduce", n, nbytes, *link)
+
+
+def _send(nbytes, link):
+    """One message between two devices: alpha + bytes / beta."""
     bandwidth, latency = link
-    return kind_steps * ((n - 1) * latency + (n - 1) / n * nbytes / bandwidth)
+    return latency + nbytes / bandwidth
 
 
 class Plan:
@@ -303,14 +307,14 @@ def evaluate(model, cluster, spec, costs, t, mb, p, cuts, global_batch):
     kinds = [k for k, c in model.sequence() for _ in range(c)]
     bounds = [0] + list(cuts) + [len(kinds)]
     stages = []
-    send = _ring(1, 2, model.boundary_bytes(mb), pipe_link) if p > 1 else 0.0
+    send = _send(model.boundary_bytes(mb), pipe_link) if p > 1 else 0.0
     for i in range(p):
         layer = [costs[kinds[k]] for k in range(bounds[i], bounds[i + 1])]
         compute = sum(c.seconds for c in layer) + (2 * send if p > 1 else 0.0)
         weights = sum(c.weight_bytes for c in layer)
         memory = weights / 2 * STATE_BYTES_PER_PARAM + min(p - i, m) * sum(
             c.activation_bytes for c in layer)
-        allreduce = _ring(2, d, weights, data_link)
+        allreduce = _allreduce(d, weights, data_link)
         update = weights / 2 * STATE_BYTES_PER_PARAM * 2 / \
             spec["device_memory_bandwidth_bytes_per_s"]
         stages.append((compute, memory, allreduce, update,

@@ -7,6 +7,7 @@
 
 #include "Core.h"
 
+#include "paddle/CostModel/CostModel.h"
 #include "paddle/CostModel/DeviceSpec.h"
 #include "paddle/Execution/OutputFile.h"
 #include "paddle/Execution/SourceModule.h"
@@ -366,6 +367,32 @@ void bindModule(py::module_ &mod) {
       py::arg("cluster"), py::arg("mesh"), py::arg("axes"),
       "(bandwidth, latency) of a collective over mesh `axes` of a mesh laid "
       "out row-major on the cluster's devices");
+  mod.def(
+      "estimate_collective",
+      [](const std::string &kind, int64_t devices, double bytes,
+         double bandwidth, double latency) {
+        using mlir::paddle::Collective;
+        std::optional<Collective> k =
+            kind == "all_reduce"   ? std::optional(Collective::AllReduce)
+            : kind == "all_gather" ? std::optional(Collective::AllGather)
+            : kind == "reduce_scatter"
+                ? std::optional(Collective::ReduceScatter)
+            : kind == "all_to_all" ? std::optional(Collective::AllToAll)
+                                   : std::nullopt;
+        if (!k)
+          throw py::value_error("unknown collective '" + kind +
+                                "' (all_reduce, all_gather, reduce_scatter, "
+                                "all_to_all)");
+        if (!(bandwidth > 0) || latency < 0 || devices < 1)
+          throw py::value_error("a link needs bandwidth > 0 and latency >= "
+                                "0, and a collective at least one device");
+        return mlir::paddle::estimateCollective(*k, devices, bytes,
+                                                {bandwidth, latency});
+      },
+      py::arg("kind"), py::arg("devices"), py::arg("bytes"),
+      py::arg("bandwidth"), py::arg("latency"),
+      "The cost model's alpha-beta time of a ring collective "
+      "(CostModel.h estimateCollective) over a link");
   mod.def(
       "write_file",
       [](const std::string &path, const py::bytes &data) {
